@@ -1,0 +1,54 @@
+"""Registry of named methods: how an experiment's method id becomes a scikit-learn estimator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from csrepro.boosting.mcboost import MCBoostClassifier
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method id: its estimator class, fixed parameters, and where it comes from."""
+
+    estimator: Callable[..., Any]
+    fixed: dict = field(default_factory=dict)
+    paper: str = ""
+    cost_sensitive: bool = True
+
+
+METHODS: dict[str, MethodSpec] = {
+    "mcboost": MethodSpec(MCBoostClassifier, {"loss": "mcboost"}, "Saberian & Vasconcelos 2011; Beijbom 2014 eq. 22", False),
+    "p_mcboost": MethodSpec(MCBoostClassifier, {"loss": "mcboost", "decision": "bayes"}, "Beijbom 2014 eqs. 33 + 3"),
+    "gel_mcboost": MethodSpec(MCBoostClassifier, {"loss": "gel"}, "Beijbom 2014 eq. 20"),
+    "gll_mcboost": MethodSpec(MCBoostClassifier, {"loss": "gll"}, "Beijbom 2014 eq. 21"),
+    "ls_mcboost": MethodSpec(MCBoostClassifier, {"loss": "ls"}, "Beijbom 2014 eq. 12"),
+    "lt_mcboost": MethodSpec(MCBoostClassifier, {"loss": "lt"}, "Beijbom 2014 eq. 14"),
+}
+
+
+def method_names() -> list[str]:
+    """All registered method ids, sorted."""
+    return sorted(METHODS)
+
+
+def get_method(name: str) -> MethodSpec:
+    """The spec of ``name``; the error lists the valid ids."""
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r}; choose one of {method_names()}") from None
+
+
+def make_estimator(name: str, cost_matrix=None, random_state=None, **params):
+    """Build method ``name`` with ``cost_matrix``, ``random_state`` and extra ``params``.
+
+    Parameters fixed by the method id (e.g. the loss of ``gll_mcboost``) cannot be
+    overridden; the error names the clash.
+    """
+    spec = get_method(name)
+    clash = sorted(set(params) & set(spec.fixed))
+    if clash:
+        raise ValueError(f"method {name!r} fixes {clash}; remove them from its params or pick another method id")
+    return spec.estimator(cost_matrix=cost_matrix, random_state=random_state, **spec.fixed, **params)

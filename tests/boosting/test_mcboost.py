@@ -1,0 +1,128 @@
+"""CD-MCBoost (Algorithm 1): codewords, kernels vs reference, descent, decisions, sklearn API."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_iris
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import check_estimator
+
+from csrepro.boosting.codewords import simplex_codewords
+from csrepro.boosting.mcboost import MCBoostClassifier
+from csrepro.costs import bayes_decision
+from csrepro.methods import make_estimator, method_names
+
+LOSSES = ["mcboost", "gel", "gll", "ls", "lt"]
+
+
+@pytest.mark.parametrize("M", [2, 3, 4, 7, 15])
+def test_simplex_codewords(M):
+    Y = simplex_codewords(M)
+    assert Y.shape == (M, M - 1)
+    np.testing.assert_allclose(np.linalg.norm(Y, axis=1), 1.0)
+    np.testing.assert_allclose(Y.sum(axis=0), 0.0, atol=1e-12)
+    G = Y @ Y.T
+    np.testing.assert_allclose(G[~np.eye(M, dtype=bool)], -1.0 / (M - 1))
+
+
+def _sym_costs(M, seed):
+    rng = np.random.default_rng(seed)
+    C = np.zeros((M, M))
+    iu = np.triu_indices(M, 1)
+    C[iu] = rng.uniform(1, 10, len(iu[0]))
+    return C + C.T
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris(return_X_y=True)
+    return X, y
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_cython_path_equals_numpy_reference(iris, loss):
+    X, y = iris
+    C = _sym_costs(3, 0)
+    a = MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=15).fit(X, y)
+    b = MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=15, backend="numpy").fit(X, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(a.train_loss_, b.train_loss_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_training_loss_decreases(iris, loss):
+    X, y = iris
+    clf = MCBoostClassifier(loss=loss, cost_matrix=_sym_costs(3, 1), n_estimators=30).fit(X, y)
+    assert np.all(np.diff(clf.train_loss_) <= 1e-9 * clf.train_loss_[:-1])
+    assert clf.score(X, y) > 0.8
+
+
+def test_p_mcboost_uses_bayes_rule_on_posteriors(iris):
+    X, y = iris
+    C = np.array([[0, 1, 10], [1, 0, 1], [10, 1, 0]], float)
+    clf = MCBoostClassifier(loss="mcboost", cost_matrix=C, decision="bayes", n_estimators=10).fit(X, y)
+    P = clf.predict_proba(X)
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[bayes_decision(P, C)])
+    # posteriors (33) are softmax(<y_j, f>) = softmax(2 S_j)
+    S = clf.decision_function(X)
+    E = np.exp(2 * S - (2 * S).max(1, keepdims=True))
+    np.testing.assert_allclose(P, E / E.sum(1, keepdims=True))
+
+
+def test_mcboost_ignores_costs_gll_does_not(iris):
+    X, y = iris
+    C = np.array([[0, 1, 10], [1, 0, 1], [10, 1, 0]], float)
+    a = MCBoostClassifier(loss="mcboost", cost_matrix=C, n_estimators=10).fit(X, y)
+    b = MCBoostClassifier(loss="mcboost", n_estimators=10).fit(X, y)
+    np.testing.assert_allclose(a.coef_, b.coef_)
+    c = MCBoostClassifier(loss="gll", cost_matrix=C, n_estimators=10).fit(X, y)
+    d = MCBoostClassifier(loss="gll", n_estimators=10).fit(X, y)
+    assert not np.allclose(c.coef_, d.coef_)
+
+
+def test_string_labels_and_cost_order():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3))
+    y = np.array(["b", "a", "c"])[np.argmax(X, axis=1)]
+    clf = MCBoostClassifier(loss="gll", cost_matrix=_sym_costs(3, 2), n_estimators=20).fit(X, y)
+    assert set(clf.predict(X)) <= {"a", "b", "c"}
+    assert clf.score(X, y) > 0.8
+
+
+def test_bad_inputs_name_the_problem(iris):
+    X, y = iris
+    with pytest.raises(ValueError, match="2 classes"):
+        MCBoostClassifier().fit(X[:10], np.zeros(10))
+    with pytest.raises(ValueError):
+        MCBoostClassifier(cost_matrix=np.ones((2, 2))).fit(X, y)
+    with pytest.raises(ValueError, match="choose one of"):
+        MCBoostClassifier(loss="hinge").fit(X, y)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        MCBoostClassifier().fit(Xn, y)
+
+
+def test_ecosystem(iris):
+    X, y = iris
+    pipe = make_pipeline(StandardScaler(), MCBoostClassifier(n_estimators=5))
+    assert pipe.fit(X, y).score(X, y) > 0.7
+    gs = GridSearchCV(MCBoostClassifier(), {"n_estimators": [2, 5]}, cv=3).fit(X, y)
+    assert gs.best_params_["n_estimators"] in (2, 5)
+    c = clone(MCBoostClassifier(loss="lt", n_estimators=3))
+    assert c.get_params()["loss"] == "lt"
+
+
+def test_sklearn_estimator_checks():
+    check_estimator(MCBoostClassifier(n_estimators=5))
+
+
+def test_registry_methods_build():
+    for name in method_names():
+        est = make_estimator(name, cost_matrix=_sym_costs(3, 3), random_state=0, n_estimators=2)
+        assert isinstance(est, MCBoostClassifier)
+    with pytest.raises(ValueError, match="fixes"):
+        make_estimator("gll_mcboost", loss="gel")

@@ -1,0 +1,99 @@
+"""The exponential-loss kernel against its NumPy reference and the loss objects."""
+
+import numpy as np
+import pytest
+
+from csrepro._kernels import exp_losses, exp_losses_ref
+from csrepro.boosting.codewords import simplex_codewords
+from csrepro.losses.multiclass import MULTICLASS_LOSSES, get_loss
+
+LOSSES = sorted(MULTICLASS_LOSSES)
+
+
+def _problem(seed, n=50, M=4, scale=1.0):
+    rng = np.random.default_rng(seed)
+    S = rng.normal(scale=scale, size=(n, M))
+    S -= S.mean(axis=1, keepdims=True)
+    z = rng.integers(0, M, n).astype(np.intp)
+    C = rng.uniform(1, 10, (M, M))
+    C = C + C.T
+    np.fill_diagonal(C, 0)
+    g = rng.normal(size=n)
+    v = np.ascontiguousarray(0.5 * simplex_codewords(M)[:, int(rng.integers(0, M - 1))])
+    return S, z, C, g, v
+
+
+def _codes(name):
+    loss = get_loss(name)
+    return loss, exp_losses.FAMILIES[loss.family], exp_losses.OUTERS[loss.outer]
+
+
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("alpha", [0.0, 0.7, -1.3])
+def test_line_totals_match_reference_and_loss(name, alpha):
+    S, z, C, g, v = _problem(1)
+    loss, fam, out = _codes(name)
+    kC = loss.kernel_costs(C)
+    got = exp_losses.line_totals(S, g, v, z, kC, fam, out, alpha)
+    ref = exp_losses_ref.line_totals(S, g, v, z, kC, fam, out, alpha)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    S_alpha = S + alpha * np.outer(g, v)
+    assert got[0] == pytest.approx(loss.value(S_alpha, z, C).sum(), rel=1e-12)
+    # first derivative = directional derivative of the loss object, second by differences
+    assert got[1] == pytest.approx(np.sum(loss.grad(S_alpha, z, C) * np.outer(g, v)), rel=1e-10)
+    h = 1e-5
+    up = exp_losses.line_totals(S, g, v, z, kC, fam, out, alpha + h)[1]
+    dn = exp_losses.line_totals(S, g, v, z, kC, fam, out, alpha - h)[1]
+    assert got[2] == pytest.approx((up - dn) / (2 * h), rel=1e-6)
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_coordinate_weights_are_eqs_34_37(name):
+    S, z, C, _, v = _problem(2)
+    loss, fam, out = _codes(name)
+    kC = loss.kernel_costs(C)
+    w = np.empty(len(z))
+    w_ref = np.empty(len(z))
+    exp_losses.coordinate_weights(S, v, z, kC, fam, out, w)
+    exp_losses_ref.coordinate_weights(S, v, z, kC, fam, out, w_ref)
+    np.testing.assert_allclose(w, w_ref, rtol=1e-12)
+    np.testing.assert_allclose(w, loss.grad(S, z, C) @ v, rtol=1e-10)
+
+
+def test_gel_weights_hand_formula_eq34():
+    """w^r = sum_j C_zj <Delta_zj, 1_r> exp(<f, Delta_zj>), Delta_zj = (y_j - y_z) / 2."""
+    M = 3
+    Y = simplex_codewords(M)
+    f = np.array([0.3, -0.8])
+    S = 0.5 * (Y @ f)[None]
+    C = np.array([[0, 2, 5], [2, 0, 1], [5, 1, 0]], float)
+    z = np.array([1], dtype=np.intp)
+    for r in range(M - 1):
+        expected = sum(C[1, j] * 0.5 * (Y[j, r] - Y[1, r]) * np.exp(f @ (0.5 * (Y[j] - Y[1]))) for j in range(M))
+        w = np.empty(1)
+        exp_losses.coordinate_weights(S, np.ascontiguousarray(0.5 * Y[:, r]), z, C, 0, 0, w)
+        assert w[0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("scale", [0.1, 3.0, 30.0])
+def test_line_search_finds_stationary_point(name, scale):
+    S, z, C, g, v = _problem(3, scale=scale)
+    loss, fam, out = _codes(name)
+    kC = loss.kernel_costs(C)
+    a, it = exp_losses.line_search(S, g, v, z, kC, fam, out)
+    a_ref, _ = exp_losses_ref.line_search(S, g, v, z, kC, fam, out)
+    assert a == pytest.approx(a_ref, rel=1e-8, abs=1e-12)
+    d0, d1, d2 = exp_losses.line_totals(S, g, v, z, kC, fam, out, a)
+    assert abs(d1) <= 1e-6 * max(1.0, d2)
+    for da in (-1e-3, 1e-3):  # convex: a is the minimiser
+        assert exp_losses.line_totals(S, g, v, z, kC, fam, out, a + da)[0] >= d0
+
+
+def test_line_search_survives_overflowing_trial_steps():
+    """Huge scores make Newton trial points overflow; the bracket must still converge."""
+    S, z, C, g, v = _problem(4, scale=300.0)
+    loss, fam, out = _codes("gel")
+    a, _ = exp_losses.line_search(S, g * 50, v, z, C, fam, out)
+    assert np.isfinite(a)
+    assert exp_losses.line_totals(S, g * 50, v, z, C, fam, out, a)[0] <= exp_losses.line_totals(S, g * 50, v, z, C, fam, out, 0.0)[0]
