@@ -11,6 +11,7 @@ each sample's loss and its first two derivatives in alpha are computed from max-
 """
 
 from libc.math cimport exp, log, log1p, fabs, INFINITY
+import numpy as np
 
 FAMILIES = {"margin": 0, "plain": 1, "pairwise": 2}
 OUTERS = {"identity": 0, "log1p": 1}
@@ -96,17 +97,6 @@ cdef void _totals(const double[:, ::1] S, const double[::1] g, const double[::1]
         t2[0] += d
 
 
-def coordinate_weights(const double[:, ::1] S, const double[::1] v, const Py_ssize_t[::1] z,
-                       const double[:, ::1] C, int family, int outer, double[::1] out):
-    """Boosting weights w^r_i = dL_i/df_r, eqs. (34)-(37): the alpha-derivative at 0 with g = 1."""
-    cdef Py_ssize_t i, n = S.shape[0], M = S.shape[1]
-    cdef double a, d
-    with nogil:
-        for i in range(n):
-            _sample(&S[i, 0], &v[0], &C[z[i], 0], M, z[i], family, outer, 1.0, 0.0,
-                    &a, &out[i], &d)
-
-
 def line_totals(const double[:, ::1] S, const double[::1] g, const double[::1] v,
                 const Py_ssize_t[::1] z, const double[:, ::1] C, int family, int outer,
                 double alpha):
@@ -117,22 +107,122 @@ def line_totals(const double[:, ::1] S, const double[::1] g, const double[::1] v
     return tv, t1, t2
 
 
-def line_search(const double[:, ::1] S, const double[::1] g, const double[::1] v,
-                const Py_ssize_t[::1] z, const double[:, ::1] C, int family, int outer,
-                double tol=1e-10, int max_iter=100, double max_step=1e8):
-    """Exact line search (31): the minimiser of the summed loss along ``alpha``.
+cdef inline void _grouped(const double* A, const double* U, Py_ssize_t nu, double sign,
+                         double off, double g, double alpha,
+                         double* s0, double* s1, double* s2) noexcept nogil:
+    """Moments of sum_u A_u exp(alpha b_u), b_u = g (sign U_u - off): grouped terms of one sample."""
+    cdef Py_ssize_t u
+    cdef double b, e
+    s0[0] = 0.0
+    s1[0] = 0.0
+    s2[0] = 0.0
+    for u in range(nu):
+        if A[u] == 0.0:
+            continue
+        b = g * (sign * U[u] - off)
+        e = A[u] if b == 0.0 else A[u] * exp(alpha * b)
+        s0[0] += e
+        s1[0] += e * b
+        s2[0] += e * b * b
+
+
+def prepare_step(const double[:, ::1] S, const double[::1] v, const double[::1] uniq,
+                 const Py_ssize_t[::1] group, const Py_ssize_t[::1] z, const double[:, ::1] C,
+                 int family, int outer, double[::1] w, double[:, ::1] A, double[:, ::1] B,
+                 double[::1] shift):
+    """Weights (34)-(37) for coordinate v, and the grouped terms the line search needs.
+
+    ``uniq`` holds the distinct values of v and ``group[j]`` the index of v_j in it.  Along
+    the line every term of a sample with the same v_j moves together, so the sums collapse
+    to ``A[i, u] = sum_{j: group j = u} c_j exp(a_j - shift_i)`` (and ``B`` for the second
+    factor of the pairwise family); :func:`newton_search` then needs one exp per group.
+    """
+    cdef Py_ssize_t i, j, n = S.shape[0], M = S.shape[1], nu = uniq.shape[0]
+    cdef double m, mb, e, s0, s1, s2, b0, b1, b2, sz, vz, p
+    cdef const double* c
+    with nogil:
+        for i in range(n):
+            c = &C[z[i], 0]
+            sz = S[i, z[i]] if family == 0 else 0.0
+            vz = v[z[i]] if family == 0 else 0.0
+            m = -INFINITY
+            for j in range(M):
+                if c[j] > 0.0 and S[i, j] - sz > m:
+                    m = S[i, j] - sz
+            for j in range(nu):
+                A[i, j] = 0.0
+                B[i, j] = 0.0
+            for j in range(M):
+                if c[j] > 0.0:
+                    A[i, group[j]] += c[j] * exp(S[i, j] - sz - m)
+            _grouped(&A[i, 0], &uniq[0], nu, 1.0, vz, 1.0, 0.0, &s0, &s1, &s2)
+            if family == 2:
+                mb = -INFINITY
+                for j in range(M):
+                    if -S[i, j] > mb:
+                        mb = -S[i, j]
+                for j in range(M):
+                    B[i, group[j]] += exp(-S[i, j] - mb)
+                _grouped(&B[i, 0], &uniq[0], nu, -1.0, 0.0, 1.0, 0.0, &b0, &b1, &b2)
+                s1 = s1 * b0 + s0 * b1
+                s0 = s0 * b0
+                m = m + mb
+            shift[i] = m
+            if outer == 0:
+                w[i] = exp(m) * s1
+            else:
+                p = s0 / (s0 + exp(-m))
+                w[i] = s1 / s0 * p
+
+
+cdef void _grouped_totals(const double[:, ::1] A, const double[:, ::1] B, const double[::1] scale,
+                          const double[::1] uniq, const double[::1] off, const double[::1] g,
+                          int family, int outer, double alpha, double* t1, double* t2) noexcept nogil:
+    """Summed first and second alpha-derivatives from the grouped terms.
+
+    ``scale`` is exp(shift) for the identity outer and exp(-shift) for log1p.
+    """
+    cdef Py_ssize_t i, n = A.shape[0], nu = A.shape[1]
+    cdef double s0, s1, s2, b0, b1, b2, p, r1
+    t1[0] = 0.0
+    t2[0] = 0.0
+    for i in range(n):
+        _grouped(&A[i, 0], &uniq[0], nu, 1.0, off[i], g[i], alpha, &s0, &s1, &s2)
+        if family == 2:
+            _grouped(&B[i, 0], &uniq[0], nu, -1.0, 0.0, g[i], alpha, &b0, &b1, &b2)
+            s2 = s2 * b0 + 2.0 * s1 * b1 + s0 * b2
+            s1 = s1 * b0 + s0 * b1
+            s0 = s0 * b0
+        if outer == 0:
+            t1[0] += scale[i] * s1
+            t2[0] += scale[i] * s2
+        else:
+            p = s0 / (s0 + scale[i])
+            r1 = s1 / s0 * p
+            t1[0] += r1
+            t2[0] += s2 / s0 * p - r1 * r1
+
+
+def newton_search(const double[:, ::1] A, const double[:, ::1] B, const double[::1] shift,
+                  const double[::1] uniq, const double[::1] off, const double[::1] g,
+                  int family, int outer, double tol=1e-10, int max_iter=100, double max_step=1e8):
+    """Exact line search (31) on the grouped terms of :func:`prepare_step`.
 
     Safeguarded Newton on the convex 1-D problem: Newton steps inside a bracket
     [lo, hi] that always holds the root of the derivative, bisection when a step leaves it
-    or lands where the loss is not finite; bracket ends grow geometrically while unbounded.
+    or lands where the derivatives overflow; an unbounded bracket end grows geometrically.
     Stops when the step is below ``tol * (1 + |alpha|)``; |alpha| is capped at ``max_step``
     (reached only when the loss keeps decreasing, e.g. on separable data).
-    Returns ``(alpha, n_iter)``.
+    ``off[i]`` is v_{z_i} for the margin family, else 0.  Returns ``(alpha, n_iter)``.
     """
-    cdef double alpha = 0.0, lo, hi, tv, d1, d2, n1, n2, cand, step
+    cdef Py_ssize_t i, n = A.shape[0]
+    cdef double alpha = 0.0, lo, hi, d1, d2, n1, n2, cand, step
     cdef int it = 0
+    cdef double[::1] scale = np.empty(n)
     with nogil:
-        _totals(S, g, v, z, C, family, outer, 0.0, &tv, &d1, &d2)
+        for i in range(n):
+            scale[i] = exp(shift[i]) if outer == 0 else exp(-shift[i])
+        _grouped_totals(A, B, scale, uniq, off, g, family, outer, 0.0, &d1, &d2)
         if d1 == 0.0:
             max_iter = 0
         if d1 < 0.0:
@@ -159,7 +249,7 @@ def line_search(const double[:, ::1] S, const double[::1] g, const double[::1] v
             elif cand < -max_step:
                 cand = -max_step
             step = cand - alpha
-            _totals(S, g, v, z, C, family, outer, cand, &tv, &n1, &n2)
+            _grouped_totals(A, B, scale, uniq, off, g, family, outer, cand, &n1, &n2)
             if not (fabs(n1) < INFINITY and n2 < INFINITY):
                 # overflow: the minimiser lies between alpha and cand
                 if cand > alpha:

@@ -6,26 +6,26 @@ FAMILIES = {"margin": 0, "plain": 1, "pairwise": 2}
 OUTERS = {"identity": 0, "log1p": 1}
 
 
-def _expsum(A, B, W, alpha):
-    """Shift m and moments s_p = sum_j W b^p exp(a + alpha b - m) over the last axis."""
+def _moments(A, B, alpha):
+    """Shift m and moments s_p = sum_j A e^{alpha b} b^p / e^m over the last axis (A = log-weights)."""
     E = A + alpha * B
-    m = np.max(np.where(W > 0, E, -np.inf), axis=1, keepdims=True)
-    T = W * np.exp(E - m)
+    m = np.max(E, axis=1, keepdims=True)
+    T = np.exp(E - m)
     return m[:, 0], T.sum(1), (T * B).sum(1), (T * B * B).sum(1)
 
 
 def sample_terms(S, g, v, z, C, family, outer, alpha):
-    """Per-sample loss at ``alpha`` and its first two alpha-derivatives, each shape (n,)."""
-    n = S.shape[0]
-    W = C[z]
+    """Per-sample loss at ``alpha`` along S + alpha g v^T and its first two alpha-derivatives."""
+    idx = np.arange(S.shape[0])
+    with np.errstate(divide="ignore"):
+        logc = np.log(C[z])  # -inf drops zero-cost terms
     G = g[:, None] * v[None, :]
     if family == 0:
-        idx = np.arange(n)
-        m, g0, g1, g2 = _expsum(S - S[idx, z][:, None], G - G[idx, z][:, None], W, alpha)
+        m, g0, g1, g2 = _moments(logc + S - S[idx, z][:, None], G - G[idx, z][:, None], alpha)
     else:
-        m, g0, g1, g2 = _expsum(S, G, W, alpha)
+        m, g0, g1, g2 = _moments(logc + S, G, alpha)
         if family == 2:
-            mb, b0, b1, b2 = _expsum(-S, -G, np.ones_like(W), alpha)
+            mb, b0, b1, b2 = _moments(-S, -G, alpha)
             m = m + mb
             g0, g1, g2 = g0 * b0, g1 * b0 + g0 * b1, g2 * b0 + 2 * g1 * b1 + g0 * b2
     if outer == 0:
@@ -37,20 +37,51 @@ def sample_terms(S, g, v, z, C, family, outer, alpha):
     return np.logaddexp(0.0, lg), r1, g2 / g0 * p - r1 * r1
 
 
-def coordinate_weights(S, v, z, C, family, outer, out):
-    """Boosting weights w^r_i, eqs. (34)-(37)."""
-    out[:] = sample_terms(S, np.ones(S.shape[0]), v, z, C, family, outer, 0.0)[1]
-
-
 def line_totals(S, g, v, z, C, family, outer, alpha):
     """Summed loss at ``alpha`` and its first two alpha-derivatives."""
     return tuple(float(t.sum()) for t in sample_terms(S, g, v, z, C, family, outer, alpha))
 
 
-def line_search(S, g, v, z, C, family, outer, tol=1e-10, max_iter=100, max_step=1e8):
+def prepare_step(S, v, uniq, group, z, C, family, outer, w, A, B, shift):
+    """Weights (34)-(37) for coordinate v and the grouped line-search terms (fills the outputs)."""
+    n, M = S.shape
+    idx = np.arange(n)
+    w[:] = sample_terms(S, np.ones(n), v, z, C, family, outer, 0.0)[1]
+    onehot = np.eye(len(uniq))[group]  # (M, U): term j belongs to group group[j]
+    a = S - S[idx, z][:, None] if family == 0 else S
+    c = C[z]
+    m = np.where(c > 0, a, -np.inf).max(axis=1)
+    A[:] = (c * np.exp(a - m[:, None])) @ onehot
+    B[:] = 0.0
+    if family == 2:
+        mb = (-S).max(axis=1)
+        B[:] = np.exp(-S - mb[:, None]) @ onehot
+        m = m + mb
+    shift[:] = m
+
+
+def _grouped(A, slopes, g, alpha):
+    b = g[:, None] * slopes
+    e = A * np.exp(alpha * b)
+    return e.sum(1), (e * b).sum(1), (e * b * b).sum(1)
+
+
+def _grouped_totals(A, B, shift, uniq, off, g, family, outer, alpha):
+    s0, s1, s2 = _grouped(A, uniq[None, :] - off[:, None], g, alpha)
+    if family == 2:
+        b0, b1, b2 = _grouped(B, -np.broadcast_to(uniq, A.shape), g, alpha)
+        s0, s1, s2 = s0 * b0, s1 * b0 + s0 * b1, s2 * b0 + 2 * s1 * b1 + s0 * b2
+    if outer == 0:
+        return np.sum(np.exp(shift) * s1), np.sum(np.exp(shift) * s2)
+    p = s0 / (s0 + np.exp(-shift))
+    r1 = s1 / s0 * p
+    return r1.sum(), np.sum(s2 / s0 * p - r1 * r1)
+
+
+def newton_search(A, B, shift, uniq, off, g, family, outer, tol=1e-10, max_iter=100, max_step=1e8):
     """Exact line search (31) by safeguarded Newton; same rules as the Cython kernel."""
     with np.errstate(over="ignore", invalid="ignore"):
-        _, d1, d2 = line_totals(S, g, v, z, C, family, outer, 0.0)
+        d1, d2 = _grouped_totals(A, B, shift, uniq, off, g, family, outer, 0.0)
         if d1 == 0.0:
             return 0.0, 0
         lo, hi = (0.0, np.inf) if d1 < 0 else (-np.inf, 0.0)
@@ -65,7 +96,7 @@ def line_search(S, g, v, z, C, family, outer, tol=1e-10, max_iter=100, max_step=
                     cand = 2 * lo + 1 if hi == np.inf else 2 * hi - 1
             cand = float(np.clip(cand, -max_step, max_step))
             step = cand - alpha
-            _, n1, n2 = line_totals(S, g, v, z, C, family, outer, cand)
+            n1, n2 = _grouped_totals(A, B, shift, uniq, off, g, family, outer, cand)
             if not (abs(n1) < np.inf and n2 < np.inf):
                 if cand > alpha:
                     hi = cand

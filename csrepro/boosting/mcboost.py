@@ -17,6 +17,35 @@ KERNELS = {"cython": exp_losses, "numpy": exp_losses_ref}
 DECISIONS = ("argmax", "bayes")
 
 
+class _CoordinateStep:
+    """Buffers and kernel calls for updates of one predictor coordinate f_r (eqs. 30-32).
+
+    The score direction v = y_{., r} / 2 takes few distinct values (three for the Helmert
+    codewords), so the line search works on per-group sums prepared with the weights.
+    """
+
+    def __init__(self, kern, v, z, C, family, outer):
+        self.kern, self.v, self.z, self.C = kern, v, z, C
+        self.family, self.outer = family, outer
+        self.uniq, group = np.unique(v, return_inverse=True)
+        self.group = np.ascontiguousarray(group, dtype=np.intp)
+        n, nu = len(z), len(self.uniq)
+        self.off = np.ascontiguousarray(v[z]) if family == 0 else np.zeros(n)
+        self.w, self.shift = np.empty(n), np.empty(n)
+        self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
+
+    def prepare(self, S):
+        """Boosting weights w^r (34)-(37) at scores S; also fills the line-search groups."""
+        self.kern.prepare_step(S, self.v, self.uniq, self.group, self.z, self.C, self.family,
+                               self.outer, self.w, self.A, self.B, self.shift)
+        return self.w
+
+    def line_search(self, g, tol, max_iter):
+        """alpha minimising the empirical risk along g (31), from the prepared groups."""
+        return self.kern.newton_search(self.A, self.B, self.shift, self.uniq, self.off, g,
+                                       self.family, self.outer, tol=tol, max_iter=max_iter)[0]
+
+
 class MCBoostClassifier(ClassifierMixin, BaseEstimator):
     """CD-MCBoost (Algorithm 1) for the losses MCBoost (22), GEL (20), GLL (21), L_s (12), L_t (14).
 
@@ -87,7 +116,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         M = len(self.classes_)
         if M < 2:
             raise ValueError(
-                f"MCBoost needs at least 2 classes in the training labels, got only {self.classes_!r}; "
+                f"MCBoost needs at least 2 classes but the training labels hold only 1 class ({self.classes_[0]!r}); "
                 "a single-class training fold cannot train a classifier (use a stratified split)"
             )
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
@@ -107,24 +136,20 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
 
         n = X.shape[0]
         S = np.zeros((n, M))
-        w = np.empty(n)
         coef = np.zeros((M - 1, X.shape[1]))
         intercept = np.zeros(M - 1)
         V = np.ascontiguousarray(0.5 * self.codewords_.T)  # row r: d S / d f_r
+        steps = [_CoordinateStep(kern, V[r], z, kC, family, outer) for r in range(M - 1)]
         self.train_loss_ = np.empty(self.n_estimators)
         for t in range(self.n_estimators):
-            for r in range(M - 1):
-                v = V[r]
-                kern.coordinate_weights(S, v, z, kC, family, outer, w)
+            for r, step in enumerate(steps):
+                w = step.prepare(S)
                 g = LinearWeakLearner.fit(Xs, w, self.backend)
                 if g is None or not g.derivative < 0:
                     continue
                 gx = g.predict(Xs)
-                alpha, _ = kern.line_search(
-                    S, gx, v, z, kC, family, outer,
-                    tol=self.line_search_tol, max_iter=self.line_search_max_iter,
-                )
-                S += alpha * np.outer(gx, v)
+                alpha = step.line_search(gx, self.line_search_tol, self.line_search_max_iter)
+                S += alpha * np.outer(gx, V[r])
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
             self.train_loss_[t] = kern.line_totals(S, np.zeros(n), V[0], z, kC, family, outer, 0.0)[0] / n

@@ -56,7 +56,7 @@ def test_training_loss_decreases(iris, loss):
     X, y = iris
     clf = MCBoostClassifier(loss=loss, cost_matrix=_sym_costs(3, 1), n_estimators=30).fit(X, y)
     assert np.all(np.diff(clf.train_loss_) <= 1e-9 * clf.train_loss_[:-1])
-    assert clf.score(X, y) > 0.8
+    assert clf.score(X, y) > 0.7
 
 
 def test_p_mcboost_uses_bayes_rule_on_posteriors(iris):
