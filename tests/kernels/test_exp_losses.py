@@ -95,7 +95,7 @@ def test_line_search_finds_minimiser(name, scale):
     # stationary, up to float precision of the summed loss (L_t reaches ~1e60 at scale 30)
     assert abs(d1) <= max(1e-6 * max(1.0, d2), 1e-14 * d0)
     for da in (-1e-3, 1e-3):  # convex: a is the minimiser
-        assert exp_losses.line_totals(S, g, v, z, kC, fam, out, a + da)[0] >= d0
+        assert exp_losses.line_totals(S, g, v, z, kC, fam, out, a + da)[0] >= d0 * (1 - 1e-12)
     # the reference reaches the same minimum (alpha itself may differ on a flat valley)
     assert exp_losses.line_totals(S, g, v, z, kC, fam, out, a_ref)[0] == pytest.approx(d0, rel=1e-10)
 
