@@ -42,10 +42,11 @@ def line_totals(S, g, v, z, C, family, outer, alpha):
     return tuple(float(t.sum()) for t in sample_terms(S, g, v, z, C, family, outer, alpha))
 
 
-def prepare_step(S, v, uniq, group, z, C, family, outer, w, A, B, shift):
-    """Weights (34)-(37) for coordinate v and the grouped line-search terms (fills the outputs)."""
-    n, M = S.shape
+def prepare_step(S, uniq, group, z, C, off, family, outer, w, A, B, scale, work):
+    """Weights (34)-(37) and grouped line-search terms; fills the outputs (``work`` unused)."""
+    n = S.shape[0]
     idx = np.arange(n)
+    v = uniq[group]
     w[:] = sample_terms(S, np.ones(n), v, z, C, family, outer, 0.0)[1]
     onehot = np.eye(len(uniq))[group]  # (M, U): term j belongs to group group[j]
     a = S - S[idx, z][:, None] if family == 0 else S
@@ -57,7 +58,7 @@ def prepare_step(S, v, uniq, group, z, C, family, outer, w, A, B, shift):
         mb = (-S).max(axis=1)
         B[:] = np.exp(-S - mb[:, None]) @ onehot
         m = m + mb
-    shift[:] = m
+    scale[:] = np.exp(m) if outer == 0 else np.exp(-m)
 
 
 def _grouped(A, slopes, g, alpha):
@@ -66,50 +67,15 @@ def _grouped(A, slopes, g, alpha):
     return e.sum(1), (e * b).sum(1), (e * b * b).sum(1)
 
 
-def _grouped_totals(A, B, shift, uniq, off, g, family, outer, alpha):
-    s0, s1, s2 = _grouped(A, uniq[None, :] - off[:, None], g, alpha)
-    if family == 2:
-        b0, b1, b2 = _grouped(B, -np.broadcast_to(uniq, A.shape), g, alpha)
-        s0, s1, s2 = s0 * b0, s1 * b0 + s0 * b1, s2 * b0 + 2 * s1 * b1 + s0 * b2
-    if outer == 0:
-        return np.sum(np.exp(shift) * s1), np.sum(np.exp(shift) * s2)
-    p = s0 / (s0 + np.exp(-shift))
-    r1 = s1 / s0 * p
-    return r1.sum(), np.sum(s2 / s0 * p - r1 * r1)
-
-
-def newton_search(A, B, shift, uniq, off, g, family, outer, tol=1e-10, max_iter=100, max_step=1e8):
-    """Exact line search (31) by safeguarded Newton; same rules as the Cython kernel."""
+def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work):
+    """Summed first and second alpha-derivatives along g (31), from the groups."""
     with np.errstate(over="ignore", invalid="ignore"):
-        d1, d2 = _grouped_totals(A, B, shift, uniq, off, g, family, outer, 0.0)
-        if d1 == 0.0:
-            return 0.0, 0
-        lo, hi = (0.0, np.inf) if d1 < 0 else (-np.inf, 0.0)
-        alpha, it = 0.0, 0
-        while it < max_iter:
-            it += 1
-            cand = alpha - d1 / d2 if 0 < d2 < np.inf else alpha - d1
-            if not lo < cand < hi:
-                if np.isfinite(lo) and np.isfinite(hi):
-                    cand = 0.5 * (lo + hi)
-                else:
-                    cand = 2 * lo + 1 if hi == np.inf else 2 * hi - 1
-            cand = float(np.clip(cand, -max_step, max_step))
-            step = cand - alpha
-            n1, n2 = _grouped_totals(A, B, shift, uniq, off, g, family, outer, cand)
-            if not (abs(n1) < np.inf and n2 < np.inf):
-                if cand > alpha:
-                    hi = cand
-                else:
-                    lo = cand
-                continue
-            alpha, d1, d2 = cand, n1, n2
-            if d1 < 0:
-                lo = alpha
-            elif d1 > 0:
-                hi = alpha
-            else:
-                break
-            if abs(step) <= tol * (1 + abs(alpha)) or abs(alpha) >= max_step:
-                break
-        return alpha, it
+        s0, s1, s2 = _grouped(A, uniq[None, :] - off[:, None], g, alpha)
+        if family == 2:
+            b0, b1, b2 = _grouped(B, -np.broadcast_to(uniq, A.shape), g, alpha)
+            s0, s1, s2 = s0 * b0, s1 * b0 + s0 * b1, s2 * b0 + 2 * s1 * b1 + s0 * b2
+        if outer == 0:
+            return float(np.sum(scale * s1)), float(np.sum(scale * s2))
+        p = s0 / (s0 + scale)
+        r1 = s1 / s0 * p
+        return float(r1.sum()), float(np.sum(s2 / s0 * p - r1 * r1))

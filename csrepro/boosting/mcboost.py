@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import exp_losses, exp_losses_ref
 from csrepro.boosting.codewords import simplex_codewords
+from csrepro.boosting.line_search import newton_line_search
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
 from csrepro.losses.multiclass import get_loss
 from csrepro.weak.linear import LinearWeakLearner
@@ -25,25 +26,30 @@ class _CoordinateStep:
     """
 
     def __init__(self, kern, v, z, C, family, outer):
-        self.kern, self.v, self.z, self.C = kern, v, z, C
+        self.kern, self.z, self.C = kern, z, C
         self.family, self.outer = family, outer
         self.uniq, group = np.unique(v, return_inverse=True)
         self.group = np.ascontiguousarray(group, dtype=np.intp)
-        n, nu = len(z), len(self.uniq)
-        self.off = np.ascontiguousarray(v[z]) if family == 0 else np.zeros(n)
-        self.w, self.shift = np.empty(n), np.empty(n)
+        n, M, nu = len(z), len(v), len(self.uniq)
+        pair = 2 if family == kern.FAMILIES["pairwise"] else 1
+        self.off = np.ascontiguousarray(v[z]) if family == kern.FAMILIES["margin"] else np.zeros(n)
+        self.w, self.scale = np.empty(n), np.empty(n)
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
+        self.work_prepare, self.work_line = np.empty((n, pair * M)), np.empty((n, pair * nu))
 
     def prepare(self, S):
         """Boosting weights w^r (34)-(37) at scores S; also fills the line-search groups."""
-        self.kern.prepare_step(S, self.v, self.uniq, self.group, self.z, self.C, self.family,
-                               self.outer, self.w, self.A, self.B, self.shift)
+        self.kern.prepare_step(S, self.uniq, self.group, self.z, self.C, self.off, self.family,
+                               self.outer, self.w, self.A, self.B, self.scale, self.work_prepare)
         return self.w
 
     def line_search(self, g, tol, max_iter):
         """alpha minimising the empirical risk along g (31), from the prepared groups."""
-        return self.kern.newton_search(self.A, self.B, self.shift, self.uniq, self.off, g,
-                                       self.family, self.outer, tol=tol, max_iter=max_iter)[0]
+        def derivatives(alpha):
+            return self.kern.line_derivatives(self.A, self.B, self.scale, self.uniq, self.off, g,
+                                              self.family, self.outer, alpha, self.work_line)
+
+        return newton_line_search(derivatives, tol=tol, max_iter=max_iter)[0]
 
 
 class MCBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -83,7 +89,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         cost_matrix=None,
         n_estimators=100,
         decision="argmax",
-        line_search_tol=1e-10,
+        line_search_tol=1e-8,
         line_search_max_iter=100,
         backend="cython",
         random_state=None,

@@ -5,6 +5,7 @@ import pytest
 
 from csrepro._kernels import exp_losses, exp_losses_ref
 from csrepro.boosting.codewords import simplex_codewords
+from csrepro.boosting.line_search import newton_line_search
 from csrepro.losses.multiclass import MULTICLASS_LOSSES, get_loss
 
 LOSSES = sorted(MULTICLASS_LOSSES)
@@ -48,12 +49,18 @@ def test_line_totals_match_reference_and_loss(name, alpha):
 
 
 def _prepared(mod, S, v, z, C, fam, out):
+    """Run prepare_step; returns the weights and a derivatives(alpha) closure over the groups."""
     uniq, group = np.unique(v, return_inverse=True)
-    n, nu = S.shape[0], len(uniq)
-    w, shift, A, B = np.empty(n), np.empty(n), np.empty((n, nu)), np.empty((n, nu))
-    mod.prepare_step(S, v, uniq, group.astype(np.intp), z, C, fam, out, w, A, B, shift)
+    n, M, nu = S.shape[0], S.shape[1], len(uniq)
+    w, scale, A, B = np.empty(n), np.empty(n), np.empty((n, nu)), np.empty((n, nu))
     off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(n)
-    return w, (A, B, shift, uniq, off)
+    mod.prepare_step(S, uniq, group.astype(np.intp), z, C, off, fam, out, w, A, B, scale, np.empty((n, 2 * M)))
+    work = np.empty((n, 2 * nu))
+
+    def derivatives(g):
+        return lambda alpha: mod.line_derivatives(A, B, scale, uniq, off, g, fam, out, alpha, work)
+
+    return w, (A, B, scale), derivatives
 
 
 @pytest.mark.parametrize("name", LOSSES)
@@ -61,12 +68,17 @@ def test_prepare_step_weights_are_eqs_34_37(name):
     S, z, C, _, v = _problem(2)
     loss, fam, out = _codes(name)
     kC = loss.kernel_costs(C)
-    w, groups = _prepared(exp_losses, S, v, z, kC, fam, out)
-    w_ref, groups_ref = _prepared(exp_losses_ref, S, v, z, kC, fam, out)
+    w, groups, derivs = _prepared(exp_losses, S, v, z, kC, fam, out)
+    w_ref, groups_ref, derivs_ref = _prepared(exp_losses_ref, S, v, z, kC, fam, out)
     np.testing.assert_allclose(w, w_ref, rtol=1e-12)
     for a, b in zip(groups, groups_ref):
         np.testing.assert_allclose(a, b, rtol=1e-12)
     np.testing.assert_allclose(w, loss.grad(S, z, C) @ v, rtol=1e-10)
+    g = np.random.default_rng(5).normal(size=len(z))
+    for alpha in (0.0, 0.4, -2.0):
+        exact = exp_losses.line_totals(S, g, v, z, kC, fam, out, alpha)[1:]
+        np.testing.assert_allclose(derivs(g)(alpha), exact, rtol=1e-9)
+        np.testing.assert_allclose(derivs_ref(g)(alpha), exact, rtol=1e-9)
 
 
 def test_gel_weights_hand_formula_eq34():
@@ -79,7 +91,7 @@ def test_gel_weights_hand_formula_eq34():
     z = np.array([1], dtype=np.intp)
     for r in range(M - 1):
         expected = sum(C[1, j] * 0.5 * (Y[j, r] - Y[1, r]) * np.exp(f @ (0.5 * (Y[j] - Y[1]))) for j in range(M))
-        w, _ = _prepared(exp_losses, S, np.ascontiguousarray(0.5 * Y[:, r]), z, C, 0, 0)
+        w = _prepared(exp_losses, S, np.ascontiguousarray(0.5 * Y[:, r]), z, C, 0, 0)[0]
         assert w[0] == pytest.approx(expected, rel=1e-12)
 
 
@@ -89,8 +101,8 @@ def test_line_search_finds_minimiser(name, scale):
     S, z, C, g, v = _problem(3, scale=scale)
     loss, fam, out = _codes(name)
     kC = loss.kernel_costs(C)
-    a, it = exp_losses.newton_search(*_prepared(exp_losses, S, v, z, kC, fam, out)[1], g, fam, out)
-    a_ref, _ = exp_losses_ref.newton_search(*_prepared(exp_losses_ref, S, v, z, kC, fam, out)[1], g, fam, out)
+    a, _ = newton_line_search(_prepared(exp_losses, S, v, z, kC, fam, out)[2](g), tol=1e-10)
+    a_ref, _ = newton_line_search(_prepared(exp_losses_ref, S, v, z, kC, fam, out)[2](g), tol=1e-10)
     d0, d1, d2 = exp_losses.line_totals(S, g, v, z, kC, fam, out, a)
     # stationary, up to float precision of the summed loss (L_t reaches ~1e60 at scale 30)
     assert abs(d1) <= max(1e-6 * max(1.0, d2), 1e-14 * d0)
@@ -105,7 +117,7 @@ def test_line_search_survives_overflowing_trial_steps():
     S, z, C, g, v = _problem(4, scale=300.0)
     _, fam, out = _codes("gel")
     g = g * 50
-    a, _ = exp_losses.newton_search(*_prepared(exp_losses, S, v, z, C, fam, out)[1], g, fam, out)
+    a, _ = newton_line_search(_prepared(exp_losses, S, v, z, C, fam, out)[2](g))
     assert np.isfinite(a)
     with np.errstate(over="ignore"):
         assert exp_losses.line_totals(S, g, v, z, C, fam, out, a)[0] <= exp_losses.line_totals(S, g, v, z, C, fam, out, 0.0)[0]

@@ -1,0 +1,64 @@
+"""Published vs reproduced: the tolerance rule, published.csv loading and comparison.csv."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+PUBLISHED_COLUMNS = ["table", "row", "column", "value", "spread", "spread_kind", "unit", "source",
+                     "row_label", "column_label"]
+COMPARISON_COLUMNS = ["table", "row", "column", "published", "reproduced", "reproduced_se", "tolerance", "within"]
+#: key of one table cell, shared by published.csv, reproduced cells and comparison.csv
+CELL_KEY = ["table", "row", "column"]
+
+
+def tolerance(published, published_se, reproduced_se):
+    """max(2*sqrt(se_pub^2 + se_rep^2), 0.10*|pub|), each SE term dropped where it is NaN."""
+    se2 = np.nan_to_num(np.asarray(published_se, float)) ** 2 + np.nan_to_num(np.asarray(reproduced_se, float)) ** 2
+    return np.maximum(2.0 * np.sqrt(se2), 0.10 * np.abs(np.asarray(published, float)))
+
+
+def within(published, reproduced, published_se, reproduced_se):
+    """True where |reproduced - published| <= tolerance(published, published_se, reproduced_se)."""
+    diff = np.abs(np.asarray(reproduced, float) - np.asarray(published, float))
+    return diff <= tolerance(published, published_se, reproduced_se)
+
+
+def load_published(path) -> pd.DataFrame:
+    """Read experiments/<paper>/published.csv; ``bold`` defaults to False, ``spread_kind`` to ""."""
+    path = Path(path)
+    df = pd.read_csv(path, dtype={"table": str, "row": str, "column": str, "spread_kind": str}, keep_default_na=False,
+                     na_values={"value": [""], "spread": [""]})
+    missing = [c for c in PUBLISHED_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path} lacks columns {missing}; its header must be {','.join(PUBLISHED_COLUMNS)}[,bold]")
+    dup = df[df.duplicated(CELL_KEY, keep=False)]
+    if len(dup):
+        raise ValueError(f"{path} lists these cells more than once; keep one line per cell:\n{dup[CELL_KEY]}")
+    bold = df["bold"] if "bold" in df.columns else pd.Series("false", index=df.index)
+    df["bold"] = bold.astype(str).str.strip().str.lower().isin(["true", "1", "yes"])
+    df["value"] = pd.to_numeric(df["value"], errors="raise")
+    df["spread"] = pd.to_numeric(df["spread"], errors="raise")
+    return df
+
+
+def published_se(published: pd.DataFrame) -> pd.Series:
+    """The published standard errors: ``spread`` where ``spread_kind`` is "se", else NaN (an SD needs n)."""
+    return published["spread"].where(published["spread_kind"] == "se")
+
+
+def compare(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:
+    """One comparison.csv row per published cell; ``reproduced`` has CELL_KEY + reproduced, reproduced_se.
+
+    ``within`` is missing (<NA>) where a cell has no reproduced value.
+    """
+    pub = published[CELL_KEY].assign(published=published["value"], published_se=published_se(published))
+    rep = reproduced[CELL_KEY + ["reproduced", "reproduced_se"]]
+    out = pub.merge(rep, on=CELL_KEY, how="left")
+    out["tolerance"] = tolerance(out["published"], out["published_se"], out["reproduced_se"])
+    ok = within(out["published"], out["reproduced"], out["published_se"], out["reproduced_se"])
+    out["within"] = pd.array(ok, dtype="boolean")
+    out.loc[out["reproduced"].isna(), "within"] = pd.NA
+    return out[COMPARISON_COLUMNS]

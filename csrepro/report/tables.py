@@ -1,0 +1,232 @@
+"""Paper tables from the store: mean ± SE cells, significance bolding, average ranks, Markdown/LaTeX."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from csrepro.metrics import average_rank, best_set, mean_se
+from csrepro.report.compare import CELL_KEY, compare, tolerance
+
+AVG_RANK = "avg_rank"
+CELL_COLUMNS = CELL_KEY + ["reproduced", "reproduced_se", "n", "bold"]
+TRIAL_KEY = ["dataset", "method", "trial"]
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One paper table: cells are the mean of ``metric`` over trials, ``rows`` dataset ids, ``columns`` method ids."""
+
+    id: str
+    metric: str
+    rows: list[str]
+    columns: list[str]
+    row_labels: dict[str, str] = field(default_factory=dict)
+    column_labels: dict[str, str] = field(default_factory=dict)
+    avg_rank: bool = True
+    decimals: int = 2
+    alpha: float = 0.05
+    higher_is_better: bool = False
+
+    @property
+    def slug(self) -> str:
+        """File-name form of the id ("Table 2" -> "table_2")."""
+        return re.sub(r"\W+", "_", self.id.lower()).strip("_")
+
+    def row_label(self, row: str) -> str:
+        """Printed label of a row id (the id itself when no label is known)."""
+        return self.row_labels.get(row, "Avg. Rank" if row == AVG_RANK else row)
+
+    def column_label(self, column: str) -> str:
+        """Printed label of a column id (the id itself when no label is known)."""
+        return self.column_labels.get(column, column)
+
+
+def table_specs(entries, published: pd.DataFrame, datasets=(), methods=()) -> list[TableSpec]:
+    """TableSpecs for the config's ``report.tables`` (a list of ids or dicts, or a dict id -> dict).
+
+    Keys left out default to the published table of that id (rows, columns and labels in file
+    order, metric = the unit of its non-rank cells, avg_rank iff it has an avg_rank row), then to
+    the experiment's ``datasets`` and ``methods``.  Published tables the config does not name are
+    appended with these defaults, so every published cell gets compared.
+    """
+    if isinstance(entries, Mapping):
+        entries = [{"id": k, **(v or {})} for k, v in entries.items()]
+    entries = [{"id": e} if isinstance(e, str) else dict(e) for e in entries or []]
+    for e in entries:
+        if "id" not in e:
+            raise ValueError(f"report.tables entry {e} has no id; give each table an id such as 'Table 2'")
+    named = {e["id"] for e in entries}
+    entries += [{"id": t} for t in dict.fromkeys(published["table"]) if t not in named]
+    return [_spec(e, published[published["table"] == e["id"]], datasets, methods) for e in entries]
+
+
+def _spec(entry: dict, pub: pd.DataFrame, datasets, methods) -> TableSpec:
+    body = pub[pub["row"] != AVG_RANK]
+    units = list(dict.fromkeys(body["unit"]))
+    metric = entry.get("metric") or (units[0] if len(units) == 1 else None)
+    rows = list(entry.get("rows") or dict.fromkeys(body["row"]) or datasets)
+    columns = list(entry.get("columns") or dict.fromkeys(pub["column"]) or methods)
+    if not (metric and rows and columns):
+        raise ValueError(f"table {entry['id']!r}: cannot tell its metric/rows/columns (published units {units}); "
+                         "set metric, rows and columns in the experiment's report.tables")
+    return TableSpec(
+        id=entry["id"], metric=metric, rows=rows, columns=columns,
+        row_labels={**dict(zip(pub["row"], pub["row_label"])), **entry.get("row_labels", {})},
+        column_labels={**dict(zip(pub["column"], pub["column_label"])), **entry.get("column_labels", {})},
+        avg_rank=bool(entry.get("avg_rank", pub.empty or AVG_RANK in set(pub["row"]))),
+        **{k: entry[k] for k in ("decimals", "alpha", "higher_is_better") if k in entry},
+    )
+
+
+def latest_trials(store: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, method, trial): the latest by ``finished_at`` where a trial was re-run."""
+    if store.empty:
+        return store
+    if "finished_at" in store.columns:
+        store = store.sort_values("finished_at", kind="stable")
+    return store.drop_duplicates(TRIAL_KEY, keep="last")
+
+
+def _trial_values(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
+    """(dataset, method, trial, value) of the table's metric, restricted to its rows/columns, NaN dropped."""
+    if store.empty:
+        return pd.DataFrame(columns=TRIAL_KEY + ["value"])
+    if spec.metric not in store.columns:
+        raise ValueError(f"{spec.id}: the store has no {spec.metric!r} column (it has {sorted(store.columns)}); "
+                         f"add {spec.metric!r} to the experiment's metrics and re-run, or fix the table's metric")
+    sel = store[store["dataset"].isin(spec.rows) & store["method"].isin(spec.columns)]
+    sel = sel.assign(value=pd.to_numeric(sel[spec.metric], errors="coerce"))
+    return latest_trials(sel[TRIAL_KEY + ["value"]]).dropna(subset=["value"])
+
+
+def _bold(values: pd.DataFrame, spec: TableSpec) -> set[tuple[str, str]]:
+    """(dataset, method) cells not significantly worse than the best, on trials every method of the row has."""
+    out = set()
+    for dataset, g in values.groupby("dataset"):
+        paired = g.pivot(index="trial", columns="method", values="value").dropna()
+        if len(paired) >= 2:
+            kept = best_set({m: paired[m].to_numpy() for m in paired.columns}, spec.alpha, spec.higher_is_better)
+            out |= {(dataset, m) for m in kept}
+    return out
+
+
+def reproduce(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
+    """Reproduced cells (CELL_COLUMNS): mean ± SE (ddof=1) and n per (row, column), bold, avg_rank row.
+
+    Bold: the best-mean method and those whose two-sided paired t-test against it (paired by
+    trial index) has p >= alpha.  The avg_rank row ranks each row's means (1 = best, ties
+    averaged) and averages over rows; it is left out until every cell of the table has a mean.
+    """
+    values = _trial_values(store, spec)
+    stats = [(d, m, *mean_se(g["value"]), len(g)) for (d, m), g in values.groupby(["dataset", "method"])]
+    cells = pd.DataFrame(stats, columns=["row", "column", "reproduced", "reproduced_se", "n"])
+    bold = _bold(values, spec)
+    cells["bold"] = [(r, c) in bold for r, c in zip(cells["row"], cells["column"])]
+    means = cells.pivot(index="row", columns="column", values="reproduced").reindex(index=spec.rows,
+                                                                                   columns=spec.columns)
+    if spec.avg_rank and means.notna().all().all():
+        rank = average_rank(means.to_numpy(), spec.higher_is_better)
+        ranks = pd.DataFrame({"row": AVG_RANK, "column": spec.columns, "reproduced": rank,
+                              "reproduced_se": np.nan, "n": len(spec.rows), "bold": False})
+        cells = pd.concat([cells, ranks], ignore_index=True)
+    return cells.assign(table=spec.id)[CELL_COLUMNS]
+
+
+@dataclass(frozen=True)
+class _Style:
+    """How one output format writes bold, ±, the out-of-tolerance marker, a missing cell and plain text."""
+
+    bold: Callable[[str], str]
+    pm: str
+    dagger: str
+    missing: str
+    escape: Callable[[str], str]
+
+
+def _tex_escape(text: str) -> str:
+    """Escape LaTeX specials outside $...$ math (labels such as "$L_s$-MCBoost" stay math)."""
+    parts = str(text).split("$")
+    parts[::2] = [re.sub(r"([&%#_{}])", r"\\\1", p) for p in parts[::2]]
+    return "$".join(parts)
+
+
+MARKDOWN = _Style(lambda s: f"**{s}**", " ± ", "†", "—", lambda s: str(s).replace("|", "\\|"))
+LATEX = _Style(lambda s: f"\\textbf{{{s}}}", " $\\pm$ ", "$^\\dagger$", "---", _tex_escape)
+
+
+def _number(value, spread, decimals: int, style: _Style) -> str:
+    if pd.isna(value):
+        return style.missing
+    text = f"{value:.{decimals}f}"
+    return text if pd.isna(spread) else f"{text}{style.pm}{spread:.{decimals}f}"
+
+
+def _n(cells: pd.DataFrame) -> str:
+    """Trials per row: one number, or min–max when methods differ."""
+    if cells.empty:
+        return "0"
+    lo, hi = int(cells["n"].min()), int(cells["n"].max())
+    return str(lo) if lo == hi else f"{lo}–{hi}"
+
+
+def _grid(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFrame, style: _Style):
+    """Header and body rows (two per table row: reproduced, then published) of rendered cell strings."""
+    pub = published[published["table"] == spec.id]
+    flags = compare(pub, cells).set_index(["row", "column"])["within"]
+    rep = cells.set_index(["row", "column"])
+    pub = pub.set_index(["row", "column"])
+    header = ["Dataset", "", "n"] + [style.escape(spec.column_label(c)) for c in spec.columns]
+    body = []
+    for row in spec.rows + ([AVG_RANK] if spec.avg_rank else []):
+        rep_cells, pub_cells = [], []
+        for col in spec.columns:
+            r = rep.loc[(row, col)] if (row, col) in rep.index else None
+            text = style.missing if r is None else _number(r["reproduced"], r["reproduced_se"], spec.decimals, style)
+            if r is not None and r["bold"]:
+                text = style.bold(text)
+            if flags.get((row, col), True) is False:
+                text += style.dagger
+            rep_cells.append(text)
+            p = pub.loc[(row, col)] if (row, col) in pub.index else None
+            text = style.missing if p is None else _number(p["value"], p["spread"], spec.decimals, style)
+            pub_cells.append(style.bold(text) if p is not None and p["bold"] else text)
+        n = "" if row == AVG_RANK else _n(cells[(cells["row"] == row) & (cells["column"] != AVG_RANK)])
+        body.append([style.escape(spec.row_label(row)), "rep", n] + rep_cells)
+        body.append(["", "pub", ""] + pub_cells)
+    return header, body
+
+
+def _legend(spec: TableSpec, published: pd.DataFrame) -> str:
+    sources = "; ".join(dict.fromkeys(published.loc[published["table"] == spec.id, "source"])) or "none"
+    return (f"rep = reproduced {spec.metric}, mean ± standard error over n trials; pub = published ({sources}). "
+            f"Bold (rep): best mean and methods not significantly worse, two-sided paired t-test by trial at "
+            f"{spec.alpha:g}. † = outside tolerance ({tolerance.__doc__}). — = not reproduced or not published.")
+
+
+def render_markdown(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFrame) -> str:
+    """GitHub Markdown table, reproduced and published rows interleaved, followed by its legend."""
+    header, body = _grid(spec, cells, published, MARKDOWN)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":--", ":--"] + ["--:"] * (len(header) - 2)) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in body]
+    return f"**{spec.id}** ({spec.metric})\n\n" + "\n".join(lines) + f"\n\n{_legend(spec, published)}\n"
+
+
+def render_latex(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFrame) -> str:
+    """LaTeX table float (booktabs), reproduced and published rows interleaved, legend in the caption."""
+    header, body = _grid(spec, cells, published, LATEX)
+    rows = [" & ".join(r) + r" \\" for r in body]
+    if spec.avg_rank:
+        rows.insert(-2, r"\midrule")
+    caption = _tex_escape(_legend(spec, published)).replace("±", r"$\pm$").replace("†", r"$^\dagger$")
+    return "\n".join([
+        r"\begin{table}[t]", r"\centering", r"\small",
+        r"\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", r"\toprule",
+        " & ".join(header) + r" \\", r"\midrule", *rows, r"\bottomrule", r"\end{tabular}",
+        rf"\caption{{{_tex_escape(spec.id)} ({_tex_escape(spec.metric)}). {caption.replace('—', '---')}}}",
+        r"\end{table}", "",
+    ])
