@@ -1,0 +1,38 @@
+# csrepro — every target bootstraps .venv itself (python3 -m venv + pip install -e '.[dev]').
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+N_JOBS ?= 2
+
+# Data directory: CSREPRO_DATA_DIR if set, else the offline mirror next to the repo when present.
+ifeq ($(origin CSREPRO_DATA_DIR), undefined)
+  ifneq ($(wildcard ../shared/datasets/MANIFEST.csv),)
+    export CSREPRO_DATA_DIR := $(abspath ../shared/datasets)
+  endif
+endif
+
+.PHONY: install test reproduce-guess-averse report bench clean
+
+$(STAMP): pyproject.toml setup.py $(wildcard csrepro/_kernels/*.pyx csrepro/_kernels/*.pxd)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+reproduce-guess-averse: $(STAMP)
+	$(BIN)/python -m csrepro.run +exp=guess_averse_uci runner.n_jobs=$(N_JOBS)
+	$(BIN)/python -m csrepro.report guess_averse_uci
+	$(BIN)/python -m csrepro.report --all
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf build csrepro/_kernels/*.c csrepro/_kernels/*.so
