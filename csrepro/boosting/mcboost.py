@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -15,6 +17,8 @@ from csrepro.losses.multiclass import get_loss
 from csrepro.weak.linear import LinearWeakLearner
 
 KERNELS = {"cython": exp_losses, "numpy": exp_losses_ref}
+_FITS: dict = {}  # memo of recent trainings, see MCBoostClassifier.fit
+_FITS_KEPT = 4
 DECISIONS = ("argmax", "bayes")
 
 
@@ -114,7 +118,14 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         return loss
 
     def fit(self, X, y):
-        """Run T iterations of Algorithm 1 on (X, y)."""
+        """Run T iterations of Algorithm 1 on (X, y).
+
+        Training is a pure function of (X, y, loss, the costs the loss uses, T, line-search
+        settings, backend); ``decision`` and, for ``loss="mcboost"``, the cost matrix only
+        act at prediction.  The last few fits are memoised on that key in-process, so
+        MCBoost and P-MCBoost on the same split, or MCBoost under different cost matrices,
+        train once.
+        """
         loss = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
@@ -127,10 +138,25 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
             )
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
         self.codewords_ = simplex_codewords(M)
+        kC = loss.kernel_costs(self.cost_matrix_)
+        key = hashlib.sha1(b"".join([
+            X.tobytes(), np.ascontiguousarray(z).tobytes(), kC.tobytes(),
+            repr((X.shape, self.loss, self.n_estimators, self.line_search_tol,
+                  self.line_search_max_iter, self.backend)).encode(),
+        ])).hexdigest()
+        if key not in _FITS:
+            _FITS[key] = self._train(X, z, loss, kC)
+            while len(_FITS) > _FITS_KEPT:
+                _FITS.pop(next(iter(_FITS)))
+        self.coef_, self.intercept_, self.train_loss_ = (a.copy() for a in _FITS[key])
+        return self
+
+    def _train(self, X, z, loss, kC):
+        """Algorithm 1 proper; returns (coef, intercept, train_loss)."""
+        M = len(self.classes_)
         kern = KERNELS[self.backend]
         family = kern.FAMILIES[loss.family]
         outer = kern.OUTERS[loss.outer]
-        kC = loss.kernel_costs(self.cost_matrix_)
         z = np.ascontiguousarray(z, dtype=np.intp)
 
         # Centre and scale features for well-conditioned least squares; the weak-learner
@@ -146,7 +172,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         intercept = np.zeros(M - 1)
         V = np.ascontiguousarray(0.5 * self.codewords_.T)  # row r: d S / d f_r
         steps = [_CoordinateStep(kern, V[r], z, kC, family, outer) for r in range(M - 1)]
-        self.train_loss_ = np.empty(self.n_estimators)
+        train_loss = np.empty(self.n_estimators)
         for t in range(self.n_estimators):
             for r, step in enumerate(steps):
                 w = step.prepare(S)
@@ -158,10 +184,9 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
                 S += alpha * np.outer(gx, V[r])
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
-            self.train_loss_[t] = kern.line_totals(S, np.zeros(n), V[0], z, kC, family, outer, 0.0)[0] / n
-        self.coef_ = coef / sd
-        self.intercept_ = intercept - self.coef_ @ mu
-        return self
+            train_loss[t] = kern.line_totals(S, np.zeros(n), V[0], z, kC, family, outer, 0.0)[0] / n
+        coef = coef / sd
+        return coef, intercept - coef @ mu, train_loss
 
     def predictor(self, X):
         """The multi-dimensional predictor f(x), shape (n, M-1)."""

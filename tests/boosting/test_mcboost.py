@@ -126,3 +126,18 @@ def test_registry_methods_build():
         assert isinstance(est, MCBoostClassifier)
     with pytest.raises(ValueError, match="fixes"):
         make_estimator("gll_mcboost", loss="gel")
+
+
+def test_cost_free_training_is_shared(iris):
+    """MCBoost ignores costs and the decision rule in training: one training serves all."""
+    from csrepro.boosting import mcboost
+
+    X, y = iris
+    mcboost._FITS.clear()
+    a = MCBoostClassifier(loss="mcboost", cost_matrix=_sym_costs(3, 7), n_estimators=4).fit(X, y)
+    b = MCBoostClassifier(loss="mcboost", cost_matrix=_sym_costs(3, 8), decision="bayes", n_estimators=4).fit(X, y)
+    assert len(mcboost._FITS) == 1
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    MCBoostClassifier(loss="gll", cost_matrix=_sym_costs(3, 7), n_estimators=4).fit(X, y)
+    MCBoostClassifier(loss="gll", cost_matrix=_sym_costs(3, 8), n_estimators=4).fit(X, y)
+    assert len(mcboost._FITS) == 3  # GLL uses the costs: two trainings
