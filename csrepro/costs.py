@@ -300,7 +300,10 @@ def class_frequency(y=None, class_counts=None, n_classes=None):
     if y is not None:
         counts = np.unique(np.asarray(y), return_counts=True)[1]
     else:
-        counts = np.asarray(class_counts, dtype=np.float64)
+        try:
+            counts = np.asarray(class_counts, dtype=np.float64)
+        except (TypeError, ValueError):
+            counts = np.array([np.nan])
         if counts.ndim != 1 or not np.all(np.isfinite(counts) & (counts > 0)):
             raise CostMatrixError(
                 f"class_counts must be a 1-D sequence of positive counts, got {class_counts!r}; "

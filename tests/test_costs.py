@@ -226,6 +226,8 @@ def test_class_frequency_errors():
         class_frequency()
     with pytest.raises(CostMatrixError, match=r"positive counts"):
         class_frequency(class_counts=[3, 0, 2])
+    with pytest.raises(CostMatrixError, match=r"positive counts"):
+        class_frequency(class_counts=["a", "b"])
     with pytest.raises(CostMatrixError, match=r"needs >= 2 classes"):
         class_frequency(y=[1, 1, 1])
     with pytest.raises(CostMatrixError, match=r"cover 2 classes but n_classes=3"):
