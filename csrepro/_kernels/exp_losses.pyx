@@ -161,7 +161,7 @@ cdef void _sample_derivs(const double* A, const double* B, const double* XA, con
 def prepare_step(const double[:, ::1] S, const double[::1] uniq, const Py_ssize_t[::1] group,
                  const Py_ssize_t[::1] z, const double[:, ::1] C, const double[::1] off,
                  int family, int outer, double[::1] w, double[:, ::1] A, double[:, ::1] B,
-                 double[::1] scale, double[:, ::1] work):
+                 double[::1] scale, double[:, ::1] work, bint with_loss=False):
     """Weights (34)-(37) for one coordinate, and the grouped terms the line search needs.
 
     ``uniq`` holds the distinct values of the score direction v = y_{., r} / 2, ``group[j]``
@@ -171,9 +171,10 @@ def prepare_step(const double[:, ::1] S, const double[::1] uniq, const Py_ssize_
     factor of the pairwise family); ``scale[i]`` is exp(m_i) for the identity outer and
     exp(-m_i) for log1p.  ``work`` is scratch of shape (n, M), or (n, 2M) for pairwise.
     Exponentials go through NumPy's vectorised ``exp``; the loops around it run without the GIL.
+    Returns the summed loss at S when ``with_loss``, else 0.
     """
     cdef Py_ssize_t i, j, n = S.shape[0], M = S.shape[1], nu = uniq.shape[0]
-    cdef double m, mb, sz, d2, x
+    cdef double m, mb, sz, d2, x, s0, total = 0.0
     cdef const double* c
     cdef double[::1] ones = np.ones(nu), slope = np.empty(nu)
     with nogil:
@@ -210,6 +211,28 @@ def prepare_step(const double[:, ::1] S, const double[::1] uniq, const Py_ssize_
                     B[i, group[j]] += work[i, M + j]
             _sample_derivs(&A[i, 0], &B[i, 0], &ones[0], &ones[0], nu, &uniq[0], off[i], 1.0,
                            scale[i], family, outer, &slope[0], &w[i], &d2)
+            if with_loss:
+                s0 = 0.0
+                for j in range(nu):
+                    s0 += A[i, j]
+                if family == 2:
+                    x = 0.0
+                    for j in range(nu):
+                        x += B[i, j]
+                    s0 *= x
+                total += scale[i] * s0 if outer == 0 else log1p(s0 / scale[i])
+    return total
+
+
+def add_outer(double[:, ::1] S, const double[::1] g, const double[::1] v, double alpha):
+    """In-place update (32) of the scores: S += alpha g v^T."""
+    cdef Py_ssize_t i, j, n = S.shape[0], M = S.shape[1]
+    cdef double a
+    with nogil:
+        for i in range(n):
+            a = alpha * g[i]
+            for j in range(M):
+                S[i, j] += a * v[j]
 
 
 def line_derivatives(const double[:, ::1] A, const double[:, ::1] B, const double[::1] scale,

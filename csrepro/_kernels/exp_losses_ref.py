@@ -42,8 +42,11 @@ def line_totals(S, g, v, z, C, family, outer, alpha):
     return tuple(float(t.sum()) for t in sample_terms(S, g, v, z, C, family, outer, alpha))
 
 
-def prepare_step(S, uniq, group, z, C, off, family, outer, w, A, B, scale, work):
-    """Weights (34)-(37) and grouped line-search terms; fills the outputs (``work`` unused)."""
+def prepare_step(S, uniq, group, z, C, off, family, outer, w, A, B, scale, work, with_loss=False):
+    """Weights (34)-(37) and grouped line-search terms; fills the outputs (``work`` unused).
+
+    Returns the summed loss at S when ``with_loss``, else 0.
+    """
     n = S.shape[0]
     idx = np.arange(n)
     v = uniq[group]
@@ -59,6 +62,14 @@ def prepare_step(S, uniq, group, z, C, off, family, outer, w, A, B, scale, work)
         B[:] = np.exp(-S - mb[:, None]) @ onehot
         m = m + mb
     scale[:] = np.exp(m) if outer == 0 else np.exp(-m)
+    if not with_loss:
+        return 0.0
+    return line_totals(S, np.zeros(n), v, z, C, family, outer, 0.0)[0]
+
+
+def add_outer(S, g, v, alpha):
+    """In-place update (32) of the scores: S += alpha g v^T."""
+    S += alpha * np.outer(g, v)
 
 
 def _grouped(A, slopes, g, alpha):

@@ -41,11 +41,15 @@ class _CoordinateStep:
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
         self.work_prepare, self.work_line = np.empty((n, pair * M)), np.empty((n, pair * nu))
 
-    def prepare(self, S):
-        """Boosting weights w^r (34)-(37) at scores S; also fills the line-search groups."""
-        self.kern.prepare_step(S, self.uniq, self.group, self.z, self.C, self.off, self.family,
-                               self.outer, self.w, self.A, self.B, self.scale, self.work_prepare)
-        return self.w
+    def prepare(self, S, with_loss=False):
+        """Boosting weights w^r (34)-(37) at scores S and the summed loss (if asked).
+
+        Also fills the line-search groups.
+        """
+        loss = self.kern.prepare_step(S, self.uniq, self.group, self.z, self.C, self.off,
+                                      self.family, self.outer, self.w, self.A, self.B,
+                                      self.scale, self.work_prepare, with_loss)
+        return self.w, loss
 
     def line_search(self, g, tol, max_iter):
         """alpha minimising the empirical risk along g (31), from the prepared groups."""
@@ -172,21 +176,23 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         intercept = np.zeros(M - 1)
         V = np.ascontiguousarray(0.5 * self.codewords_.T)  # row r: d S / d f_r
         steps = [_CoordinateStep(kern, V[r], z, kC, family, outer) for r in range(M - 1)]
-        train_loss = np.empty(self.n_estimators)
+        train_loss = np.empty(self.n_estimators + 1)  # loss before each iteration, and at the end
         for t in range(self.n_estimators):
             for r, step in enumerate(steps):
-                w = step.prepare(S)
+                w, total = step.prepare(S, with_loss=r == 0)
+                if r == 0:
+                    train_loss[t] = total / n
                 g = LinearWeakLearner.fit(Xs, w, self.backend)
                 if g is None or not g.derivative < 0:
                     continue
                 gx = g.predict(Xs)
                 alpha = step.line_search(gx, self.line_search_tol, self.line_search_max_iter)
-                S += alpha * np.outer(gx, V[r])
+                kern.add_outer(S, gx, V[r], alpha)
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
-            train_loss[t] = kern.line_totals(S, np.zeros(n), V[0], z, kC, family, outer, 0.0)[0] / n
+        train_loss[-1] = steps[0].prepare(S, with_loss=True)[1] / n
         coef = coef / sd
-        return coef, intercept - coef @ mu, train_loss
+        return coef, intercept - coef @ mu, train_loss[1:]
 
     def predictor(self, X):
         """The multi-dimensional predictor f(x), shape (n, M-1)."""

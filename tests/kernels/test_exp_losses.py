@@ -54,7 +54,9 @@ def _prepared(mod, S, v, z, C, fam, out):
     n, M, nu = S.shape[0], S.shape[1], len(uniq)
     w, scale, A, B = np.empty(n), np.empty(n), np.empty((n, nu)), np.empty((n, nu))
     off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(n)
-    mod.prepare_step(S, uniq, group.astype(np.intp), z, C, off, fam, out, w, A, B, scale, np.empty((n, 2 * M)))
+    total = mod.prepare_step(S, uniq, group.astype(np.intp), z, C, off, fam, out, w, A, B, scale,
+                             np.empty((n, 2 * M)), True)
+    assert total == pytest.approx(exp_losses.line_totals(S, np.zeros(n), v, z, C, fam, out, 0.0)[0], rel=1e-10)
     work = np.empty((n, 2 * nu))
 
     def derivatives(g):
@@ -121,3 +123,11 @@ def test_line_search_survives_overflowing_trial_steps():
     assert np.isfinite(a)
     with np.errstate(over="ignore"):
         assert exp_losses.line_totals(S, g, v, z, C, fam, out, a)[0] <= exp_losses.line_totals(S, g, v, z, C, fam, out, 0.0)[0]
+
+
+def test_add_outer_matches_reference():
+    S, _, _, g, v = _problem(6)
+    S2 = S.copy()
+    exp_losses.add_outer(S, g, v, 0.37)
+    exp_losses_ref.add_outer(S2, g, v, 0.37)
+    np.testing.assert_allclose(S, S2, rtol=1e-14)
