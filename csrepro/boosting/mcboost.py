@@ -86,6 +86,9 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         Stopping rule of the safeguarded Newton line search (relative step size).
     backend : {"cython", "numpy"}
         Kernels or their NumPy references (identical maths; for tests and benchmarks).
+    labels : array-like or None
+        All class labels, sorted, when ``y`` may lack some of them (e.g. a training split
+        without a rare class); ``cost_matrix`` is indexed by them.  None: the labels of ``y``.
     random_state : None
         Accepted for a uniform interface; the algorithm is deterministic (ties between
         features go to the lowest index).
@@ -100,6 +103,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         line_search_tol=1e-8,
         line_search_max_iter=100,
         backend="cython",
+        labels=None,
         random_state=None,
     ):
         self.loss = loss
@@ -109,6 +113,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         self.line_search_tol = line_search_tol
         self.line_search_max_iter = line_search_max_iter
         self.backend = backend
+        self.labels = labels
         self.random_state = random_state
 
     def _check_params(self):
@@ -133,13 +138,19 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         loss = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
-        self.classes_, z = np.unique(y, return_inverse=True)
-        M = len(self.classes_)
-        if M < 2:
+        present = np.unique(y)
+        if len(present) < 2:
             raise ValueError(
-                f"MCBoost needs at least 2 classes but the training labels hold only 1 class ({self.classes_[0]!r}); "
+                f"MCBoost needs at least 2 classes but the training labels hold only 1 class ({present[0]!r}); "
                 "a single-class training fold cannot train a classifier (use a stratified split)"
             )
+        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
+        unknown = np.setdiff1d(present, self.classes_)
+        if len(unknown):
+            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
+                             "add them to `labels` or drop those samples")
+        z = np.searchsorted(self.classes_, y)
+        M = len(self.classes_)
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
         self.codewords_ = simplex_codewords(M)
         kC = loss.kernel_costs(self.cost_matrix_)

@@ -141,3 +141,15 @@ def test_cost_free_training_is_shared(iris):
     MCBoostClassifier(loss="gll", cost_matrix=_sym_costs(3, 7), n_estimators=4).fit(X, y)
     MCBoostClassifier(loss="gll", cost_matrix=_sym_costs(3, 8), n_estimators=4).fit(X, y)
     assert len(mcboost._FITS) == 3  # GLL uses the costs: two trainings
+
+
+def test_labels_cover_classes_missing_from_training(iris):
+    """A split without class 2 still yields a 3-class cost-sensitive model over all labels."""
+    X, y = iris
+    keep = y < 2
+    C = np.array([[0, 1, 10], [1, 0, 1], [10, 1, 0]], float)
+    clf = MCBoostClassifier(loss="gll", cost_matrix=C, labels=[0, 1, 2], n_estimators=5).fit(X[keep], y[keep])
+    assert clf.classes_.tolist() == [0, 1, 2] and clf.coef_.shape == (2, 4)
+    assert clf.predict_proba(X).shape == (150, 3)
+    with pytest.raises(ValueError, match="not in labels"):
+        MCBoostClassifier(labels=[0, 1]).fit(X, y)
