@@ -100,7 +100,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         cost_matrix=None,
         n_estimators=100,
         decision="argmax",
-        line_search_tol=1e-8,
+        line_search_tol=1e-6,
         line_search_max_iter=100,
         backend="cython",
         labels=None,
