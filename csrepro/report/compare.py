@@ -12,6 +12,8 @@ PUBLISHED_COLUMNS = ["table", "row", "column", "value", "spread", "spread_kind",
 COMPARISON_COLUMNS = ["table", "row", "column", "published", "reproduced", "reproduced_se", "tolerance", "within"]
 #: key of one table cell, shared by published.csv, reproduced cells and comparison.csv
 CELL_KEY = ["table", "row", "column"]
+#: the rule of :func:`within`, as printed in reports
+RULE = "|rep - pub| <= max(2*sqrt(se_pub^2 + se_rep^2), 0.10*|pub|), SE terms dropped where unknown (NaN)"
 
 
 def tolerance(published, published_se, reproduced_se):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from csrepro.metrics import average_rank, best_set, mean_se
-from csrepro.report.compare import CELL_KEY, compare, tolerance
+from csrepro.report.compare import CELL_KEY, RULE, compare
 
 AVG_RANK = "avg_rank"
 CELL_COLUMNS = CELL_KEY + ["reproduced", "reproduced_se", "n", "bold"]
@@ -76,8 +76,8 @@ def _spec(entry: dict, pub: pd.DataFrame, datasets, methods) -> TableSpec:
                          "set metric, rows and columns in the experiment's report.tables")
     return TableSpec(
         id=entry["id"], metric=metric, rows=rows, columns=columns,
-        row_labels={**dict(zip(pub["row"], pub["row_label"])), **entry.get("row_labels", {})},
-        column_labels={**dict(zip(pub["column"], pub["column_label"])), **entry.get("column_labels", {})},
+        row_labels={**dict(zip(pub["row"], pub["row_label"], strict=True)), **entry.get("row_labels", {})},
+        column_labels={**dict(zip(pub["column"], pub["column_label"], strict=True)), **entry.get("column_labels", {})},
         avg_rank=bool(entry.get("avg_rank", pub.empty or AVG_RANK in set(pub["row"]))),
         **{k: entry[k] for k in ("decimals", "alpha", "higher_is_better") if k in entry},
     )
@@ -99,9 +99,9 @@ def _trial_values(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
     if spec.metric not in store.columns:
         raise ValueError(f"{spec.id}: the store has no {spec.metric!r} column (it has {sorted(store.columns)}); "
                          f"add {spec.metric!r} to the experiment's metrics and re-run, or fix the table's metric")
-    sel = store[store["dataset"].isin(spec.rows) & store["method"].isin(spec.columns)]
+    sel = latest_trials(store[store["dataset"].isin(spec.rows) & store["method"].isin(spec.columns)])
     sel = sel.assign(value=pd.to_numeric(sel[spec.metric], errors="coerce"))
-    return latest_trials(sel[TRIAL_KEY + ["value"]]).dropna(subset=["value"])
+    return sel[TRIAL_KEY + ["value"]].dropna(subset=["value"])
 
 
 def _bold(values: pd.DataFrame, spec: TableSpec) -> set[tuple[str, str]]:
@@ -126,7 +126,7 @@ def reproduce(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
     stats = [(d, m, *mean_se(g["value"]), len(g)) for (d, m), g in values.groupby(["dataset", "method"])]
     cells = pd.DataFrame(stats, columns=["row", "column", "reproduced", "reproduced_se", "n"])
     bold = _bold(values, spec)
-    cells["bold"] = [(r, c) in bold for r, c in zip(cells["row"], cells["column"])]
+    cells["bold"] = [(r, c) in bold for r, c in zip(cells["row"], cells["column"], strict=True)]
     means = cells.pivot(index="row", columns="column", values="reproduced").reindex(index=spec.rows,
                                                                                    columns=spec.columns)
     if spec.avg_rank and means.notna().all().all():
@@ -156,6 +156,9 @@ def _tex_escape(text: str) -> str:
 
 
 MARKDOWN = _Style(lambda s: f"**{s}**", " ± ", "†", "—", lambda s: str(s).replace("|", "\\|"))
+#: csrepro.report.compare.RULE, typeset
+TEX_RULE = (r"$|\mathrm{rep}-\mathrm{pub}| \le \max(2\sqrt{SE_\mathrm{pub}^2+SE_\mathrm{rep}^2},"
+            r"\ 0.1\,|\mathrm{pub}|)$, unknown SEs dropped")
 LATEX = _Style(lambda s: f"\\textbf{{{s}}}", " $\\pm$ ", "$^\\dagger$", "---", _tex_escape)
 
 
@@ -189,23 +192,30 @@ def _grid(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFrame, style: 
             text = style.missing if r is None else _number(r["reproduced"], r["reproduced_se"], spec.decimals, style)
             if r is not None and r["bold"]:
                 text = style.bold(text)
-            if flags.get((row, col), True) is False:
+            if _outside(flags, row, col):
                 text += style.dagger
             rep_cells.append(text)
             p = pub.loc[(row, col)] if (row, col) in pub.index else None
             text = style.missing if p is None else _number(p["value"], p["spread"], spec.decimals, style)
             pub_cells.append(style.bold(text) if p is not None and p["bold"] else text)
-        n = "" if row == AVG_RANK else _n(cells[(cells["row"] == row) & (cells["column"] != AVG_RANK)])
+        n = "" if row == AVG_RANK else _n(cells[cells["row"] == row])
         body.append([style.escape(spec.row_label(row)), "rep", n] + rep_cells)
         body.append(["", "pub", ""] + pub_cells)
     return header, body
 
 
-def _legend(spec: TableSpec, published: pd.DataFrame) -> str:
+def _outside(flags: pd.Series, row: str, col: str) -> bool:
+    """True only for a cell compared and found outside tolerance (not for missing ones)."""
+    flag = flags.get((row, col), pd.NA)
+    return pd.notna(flag) and not flag
+
+
+def _legend(spec: TableSpec, published: pd.DataFrame, style: _Style, rule: str) -> str:
     sources = "; ".join(dict.fromkeys(published.loc[published["table"] == spec.id, "source"])) or "none"
-    return (f"rep = reproduced {spec.metric}, mean ± standard error over n trials; pub = published ({sources}). "
-            f"Bold (rep): best mean and methods not significantly worse, two-sided paired t-test by trial at "
-            f"{spec.alpha:g}. † = outside tolerance ({tolerance.__doc__}). — = not reproduced or not published.")
+    return (f"rep = reproduced {style.escape(spec.metric)}, mean{style.pm}standard error over n trials; "
+            f"pub = published ({style.escape(sources)}). Bold (rep): best mean and methods not significantly "
+            f"worse, two-sided paired t-test by trial at {spec.alpha:g}. {style.dagger} = outside tolerance "
+            f"(within iff {rule}). {style.missing} = not reproduced or not published.")
 
 
 def render_markdown(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFrame) -> str:
@@ -213,7 +223,8 @@ def render_markdown(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFram
     header, body = _grid(spec, cells, published, MARKDOWN)
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":--", ":--"] + ["--:"] * (len(header) - 2)) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in body]
-    return f"**{spec.id}** ({spec.metric})\n\n" + "\n".join(lines) + f"\n\n{_legend(spec, published)}\n"
+    legend = _legend(spec, published, MARKDOWN, f"`{RULE}`")
+    return f"**{spec.id}** ({spec.metric})\n\n" + "\n".join(lines) + f"\n\n{legend}\n"
 
 
 def render_latex(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFrame) -> str:
@@ -222,11 +233,11 @@ def render_latex(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFrame) 
     rows = [" & ".join(r) + r" \\" for r in body]
     if spec.avg_rank:
         rows.insert(-2, r"\midrule")
-    caption = _tex_escape(_legend(spec, published)).replace("±", r"$\pm$").replace("†", r"$^\dagger$")
+    caption = _legend(spec, published, LATEX, TEX_RULE)
     return "\n".join([
         r"\begin{table}[t]", r"\centering", r"\small",
         r"\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", r"\toprule",
         " & ".join(header) + r" \\", r"\midrule", *rows, r"\bottomrule", r"\end{tabular}",
-        rf"\caption{{{_tex_escape(spec.id)} ({_tex_escape(spec.metric)}). {caption.replace('—', '---')}}}",
+        rf"\caption{{{_tex_escape(spec.id)} ({_tex_escape(spec.metric)}). {caption}}}",
         r"\end{table}", "",
     ])

@@ -1,0 +1,138 @@
+"""End to end: `python -m csrepro.report` on a synthetic store under a tmp results.root."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from csrepro.report import figures
+from csrepro.report.__main__ import load_config, main
+from csrepro.report.compare import COMPARISON_COLUMNS, load_published
+from csrepro.report.provenance import git_commit, read_run_info
+
+ROOT = Path(__file__).resolve().parents[2]
+PUBLISHED = load_published(ROOT / "experiments" / "guess_averse" / "published.csv")
+DATASETS = ["breasttissue", "ecoli"]
+OFFSETS = np.array([-0.02, -0.01, 0.0, 0.01, 0.02])  # mean 0, SE sqrt(2.5e-4 / 5)
+FAR = ("ecoli", "lt_mcboost")  # reproduced 1.0 above the published mean: outside tolerance
+
+EXP_YAML = """\
+name: toy
+paper: guess_averse
+datasets: [breasttissue, ecoli]
+n_trials: 5
+methods: {mcboost: {}, p_mcboost: {}, gel_mcboost: {}, gll_mcboost: {}, ls_mcboost: {}, lt_mcboost: {}}
+metrics: [risk, error]
+report:
+  tables:
+    - {id: Table 2, metric: risk}
+  figures: [toy_fig]
+"""
+
+
+def write_store(exp_dir: Path):
+    rows = []
+    for i, c in enumerate(PUBLISHED[PUBLISHED["row"].isin(DATASETS)].itertuples()):
+        for t, off in enumerate(np.roll(OFFSETS, i)):  # rolled: paired differences vary across trials
+            rows.append({
+                "trial_id": f"{c.row}-{c.column}-{t}", "config_hash": "h", "exp": "toy", "paper": "guess_averse",
+                "dataset": c.row, "trial": t, "split_seed": t, "cost_seed": t, "model_seed": t,
+                "method": c.column, "params": "{}", "risk": c.value + off + (1.0 if (c.row, c.column) == FAR else 0),
+                "error": 0.1, "fit_seconds": 1.5, "predict_seconds": 0.5, "n_train": 80, "n_test": 20,
+                "n_classes": 6, "versions": "{}", "git_commit": "abc1234", "finished_at": f"2025-01-0{t + 1}T00:00:00",
+            })
+    (exp_dir / "store").mkdir(parents=True)
+    pd.DataFrame(rows).to_parquet(exp_dir / "store" / "part-0.parquet", index=False)
+
+
+def toy_fig(out_dir, store, cfg):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot(store.groupby("trial")["risk"].mean())
+    return [figures.save_png(fig, out_dir, f"toy_{cfg.exp.name}")]
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    pytest.importorskip("csrepro.store")
+    conf = tmp_path / "conf"
+    (conf / "exp").mkdir(parents=True)
+    (conf / "exp" / "toy.yaml").write_text(EXP_YAML)
+    (conf / "config.yaml").write_text("defaults:\n  - exp: toy\nresults:\n  root: unused\n")
+    results = tmp_path / "results"
+    write_store(results / "toy")
+    run_info = {"command": "python -m csrepro.run exp=toy", "started": "2025-01-01T00:00:00",
+                "finished": "2025-01-01T00:01:40", "wall_seconds": 100.0, "git_commit": "abc1234"}
+    (results / "toy" / "run_info.json").write_text(json.dumps(run_info))
+    monkeypatch.setitem(figures.FIGURES, "toy_fig", toy_fig)
+    return conf, results
+
+
+def test_report_one_experiment(setup):
+    conf, results = setup
+    assert main(["toy", "--conf-dir", str(conf), f"results.root={results}"]) == 0  # intermixed
+    out = results / "toy"
+    comp = pd.read_csv(out / "comparison.csv")
+    assert list(comp.columns) == COMPARISON_COLUMNS and len(comp) == 66
+    done = comp[comp["row"].isin(DATASETS)].set_index(["row", "column"])
+    np.testing.assert_allclose(done.drop(FAR)["reproduced"], PUBLISHED.set_index(["row", "column"]).loc[
+        done.drop(FAR).index, "value"])
+    np.testing.assert_allclose(done["reproduced_se"], np.sqrt(2.5e-4 / 5))
+    assert done["within"].sum() == 11 and not done.loc[FAR, "within"]
+    assert comp.loc[~comp["row"].isin(DATASETS), ["reproduced", "within"]].isna().all().all()
+    md = (out / "tables" / "table_2.md").read_text()
+    assert "| Breast Tissue | rep | 5 |" in md and "**1.48 ± 0.01**" in md and "2.21 ± 0.01†" in md
+    assert "| Libras | rep | 0 | — |" in md
+    assert r"\textbf{1.48 $\pm$ 0.01}" in (out / "tables" / "table_2.tex").read_text()
+    report = (out / "REPORT.md").read_text()
+    assert "python -m csrepro.run exp=toy" in report and "wall time 100.0 s" in report
+    assert "fit + predict time 120.0 s" in report and git_commit() in report
+    assert "11 of 66 published cells" in report and "![toy_toy](figures/toy_toy.png)" in report
+    assert (out / "figures" / "toy_toy.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_report_all_writes_fidelity(setup):
+    conf, results = setup
+    assert main(["--all", f"results.root={results}", "--conf-dir", str(conf)]) == 0
+    fidelity = (results / "FIDELITY.md").read_text()
+    assert "| guess_averse | [toy](toy/REPORT.md) | Table 2 | 66 | 11 | 1 | 54 |" in fidelity
+    assert "python -m csrepro.report --all" in fidelity
+
+
+def test_cli_errors(tmp_path):
+    with pytest.raises(SystemExit):
+        main([])
+    with pytest.raises(SystemExit):
+        main(["a", "b"])
+    (tmp_path / "exp").mkdir()
+    with pytest.raises(FileNotFoundError, match="known experiments"):
+        load_config("nope", tmp_path)
+    with pytest.raises(ValueError, match="unknown figure id 'nope'"):
+        figures.get_figure("nope")
+
+
+def test_registry_resolves_module_strings():
+    assert figures.get_figure("figure3").__name__ == "plot_figure3"
+
+
+def test_load_config_nesting_and_overrides(tmp_path):
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "flat.yaml").write_text("name: flat\npaper: p\n")
+    (tmp_path / "exp" / "nested.yaml").write_text("exp:\n  name: nested\n  paper: q\n")
+    assert load_config("flat", tmp_path, ["results.root=R"]).exp.paper == "p"
+    cfg = load_config("nested", tmp_path, ["exp.paper=z"])
+    assert (cfg.exp.name, cfg.exp.paper) == ("nested", "z")
+
+
+def test_provenance_helpers(tmp_path):
+    assert git_commit(tmp_path) == "unknown"
+    assert read_run_info(tmp_path) is None
+    (tmp_path / "run_info.json").write_text("[1]")
+    with pytest.raises(ValueError, match="JSON object"):
+        read_run_info(tmp_path)
