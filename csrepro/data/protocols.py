@@ -1,0 +1,153 @@
+"""Seeded evaluation protocols: index splits of a label vector.
+
+Stratification rules (no silent fallback is needed):
+* k-fold: the members of each class are shuffled and dealt to the folds in turn, so each class's
+  count differs by at most one between folds and fold sizes differ by at most one. A class with
+  fewer members than folds is in the test part of only some folds (and, with one member, absent
+  from the training part of the fold that tests it).
+* holdout: each class gives ``test_size`` of its members to the test part (largest-remainder
+  rounding, total exactly ``ceil(test_size * n)``), but never its last member: every class stays
+  in the training part. A three-way holdout takes the test part first, then the validation part
+  from the rest under the same rule. If the requested parts leave too few rows to keep every class
+  in training, a ValueError says so.
+With ``stratify=False`` rows are shuffled without regard to labels (no class guarantee).
+All index arrays are sorted int64.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+PROTOCOLS: dict[str, dict] = {
+    "predefined": {},
+    "holdout": {"test_size": 0.2, "val_size": None, "stratify": True},
+    "predefined_or_holdout": {"test_size": 0.2, "stratify": True},
+    "kfold": {"n_splits": 5, "stratify": True},
+    "repeated_kfold": {"n_splits": 5, "n_repeats": 10, "stratify": True},
+    "loo": {},
+}
+
+
+def make_splits(y, protocol: str, random_state=None, predefined_test=None, **params) -> list[tuple[np.ndarray, ...]]:
+    """Index splits of ``y`` under ``protocol`` (see ``PROTOCOLS`` for each one's params and defaults).
+
+    Returns a list of ``(train_idx, test_idx)``; ``holdout`` with ``val_size`` gives one
+    ``(train_idx, val_idx, test_idx)``. ``predefined`` uses the mask ``predefined_test`` (True = test);
+    ``predefined_or_holdout`` uses it when given, else a holdout of ``test_size``.
+    """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; choose one of {sorted(PROTOCOLS)}")
+    unknown = sorted(set(params) - set(PROTOCOLS[protocol]))
+    if unknown:
+        raise ValueError(f"protocol {protocol!r} takes no parameter(s) {unknown}; "
+                         f"valid: {sorted(PROTOCOLS[protocol]) or 'none'}")
+    p = {**PROTOCOLS[protocol], **params}
+    codes = np.unique(np.asarray(y), return_inverse=True)[1].ravel()
+    n = len(codes)
+    if n < 2:
+        raise ValueError(f"need at least 2 samples to split, got {n}")
+    rng = np.random.default_rng(random_state)
+    if protocol == "predefined_or_holdout":
+        if predefined_test is not None:
+            return [_predefined(predefined_test, n)]
+        protocol, p = "holdout", {**p, "val_size": None}
+    if protocol == "predefined":
+        if predefined_test is None:
+            raise ValueError("protocol 'predefined' needs predefined_test (the dataset's mask); "
+                             "use 'predefined_or_holdout' for datasets without a predefined split")
+        return [_predefined(predefined_test, n)]
+    if protocol == "holdout":
+        return [holdout(codes, p["test_size"], p["val_size"], rng, p["stratify"])]
+    if protocol == "loo":
+        return [(np.delete(np.arange(n), i), np.array([i])) for i in range(n)]
+    n_repeats = _check_int("n_repeats", p.get("n_repeats", 1), 1, None)
+    n_splits = _check_int("n_splits", p["n_splits"], 2, n)
+    return [split for _ in range(n_repeats) for split in _kfold(codes, n_splits, rng, p["stratify"])]
+
+
+def inner_splits(y, train_idx, protocol: str = "kfold", random_state=None, **params) -> list[tuple[np.ndarray, ...]]:
+    """Splits of the training rows ``train_idx`` for nested model selection, as indices into ``y``."""
+    train_idx = np.asarray(train_idx, dtype=np.int64)
+    splits = make_splits(np.asarray(y)[train_idx], protocol, random_state, **params)
+    return [tuple(train_idx[part] for part in split) for split in splits]
+
+
+def holdout(y, test_size=0.2, val_size=None, random_state=None, stratify: bool = True) -> tuple[np.ndarray, ...]:
+    """Random ``(train, test)`` indices, or ``(train, val, test)`` when ``val_size`` is given (module rules)."""
+    codes = np.unique(np.asarray(y), return_inverse=True)[1].ravel()
+    rng = np.random.default_rng(random_state)
+    n = len(codes)
+    n_test = _n_take("test_size", test_size, n)
+    n_val = 0 if val_size is None else _n_take("val_size", val_size, n)
+    if n_test + n_val >= n:
+        raise ValueError(f"test_size and val_size take {n_test + n_val} of {n} rows; leave some for training")
+    stratify = _check_bool("stratify", stratify)
+    rest, parts = np.arange(n), []
+    for size in [n_test] + ([n_val] if val_size is not None else []):
+        taken = _take(codes[rest], size, rng, stratify)
+        parts.append(np.sort(rest[taken]))
+        rest = np.delete(rest, taken)
+    return (rest, *parts[::-1])
+
+
+def _predefined(mask, n: int) -> tuple[np.ndarray, np.ndarray]:
+    mask = np.asarray(mask)
+    if mask.dtype != bool or mask.shape != (n,):
+        raise ValueError(f"predefined_test must be a bool mask of shape ({n},), got {mask.dtype} {mask.shape}")
+    if mask.all() or not mask.any():
+        raise ValueError("predefined_test must mark some but not all rows as test")
+    return np.flatnonzero(~mask), np.flatnonzero(mask)
+
+
+def _kfold(codes: np.ndarray, n_splits: int, rng: np.random.Generator, stratify) -> list[tuple[np.ndarray, np.ndarray]]:
+    n = len(codes)
+    if _check_bool("stratify", stratify):
+        order = np.concatenate([rng.permutation(np.flatnonzero(codes == c)) for c in range(codes.max() + 1)])
+    else:
+        order = rng.permutation(n)
+    fold = np.empty(n, dtype=np.int64)
+    fold[order] = rng.permutation(n_splits)[np.arange(n) % n_splits]
+    return [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in range(n_splits)]
+
+
+def _take(codes: np.ndarray, size: int, rng: np.random.Generator, stratify: bool) -> np.ndarray:
+    """Positions of ``size`` rows drawn from ``codes``; stratified draws leave one row of every class."""
+    if not stratify:
+        return rng.permutation(len(codes))[:size]
+    counts = np.bincount(codes)
+    cap = np.maximum(counts - 1, 0)
+    if size > cap.sum():
+        raise ValueError(f"cannot take {size} of {len(codes)} rows and keep every class ({len(counts)}) "
+                         f"in training; use smaller test/val sizes or stratify=False")
+    quota = size * counts / len(codes)
+    take = np.minimum(np.floor(quota).astype(np.int64), cap)
+    while take.sum() < size:
+        room = np.flatnonzero(take < cap)
+        room = room[np.lexsort((rng.random(len(room)), take[room] - quota[room]))]
+        take[room[: size - take.sum()]] += 1
+    return np.concatenate([rng.permutation(np.flatnonzero(codes == c))[:k] for c, k in enumerate(take)])
+
+
+def _n_take(name: str, size, n: int) -> int:
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a fraction in (0, 1) or a row count, got {size!r}")  # noqa: TRY004
+    if isinstance(size, (float, np.floating)):
+        if not 0 < size < 1:
+            raise ValueError(f"{name} must be a fraction in (0, 1) or a row count, got {size!r}")
+        return max(1, math.ceil(size * n))
+    return _check_int(name, size, 1, n - 1)
+
+
+def _check_int(name: str, value, low: int, high: int | None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be an int in [{low}, {high if high is not None else 'inf'}], got {value!r}")
+    return int(value)
+
+
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")  # noqa: TRY004
+    return bool(value)

@@ -1,0 +1,78 @@
+"""Seeded synthetic data: two Gaussian classes, planar Gaussian mixtures, label contamination."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+
+def two_gaussians(n_per_class, means=((0.0, 0.0), (0.7416, 0.7416)), cov=None, labels=(-1, 1),
+                  random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    """Two Gaussian classes with a shared covariance (default identity), rows shuffled.
+
+    The defaults are the thesis' 2-D problem (Masnadi-Shirazi 2011, Sec. III.G.1) with Bayes error 0.30;
+    ``means=((-1,), (1,))`` gives its scalar problem (Sec. VI.E.1). ``n_per_class`` is an int or a pair
+    (count of ``labels[0]``, count of ``labels[1]``).
+    """
+    means = np.atleast_2d(np.asarray(means, dtype=np.float64))
+    if means.shape[0] != 2:
+        raise ValueError(f"means must hold 2 class means, got shape {means.shape}")
+    d = means.shape[1]
+    chol = np.linalg.cholesky(np.eye(d) if cov is None else np.asarray(cov, dtype=np.float64))
+    counts = np.broadcast_to(np.asarray(n_per_class, dtype=np.int64), (2,))
+    rng = np.random.default_rng(random_state)
+    X = np.concatenate([m + rng.standard_normal((k, d)) @ chol.T for m, k in zip(means, counts)])
+    y = np.repeat(np.asarray(labels), counts)
+    order = rng.permutation(len(y))
+    return np.ascontiguousarray(X[order]), y[order]
+
+
+def two_gaussians_bayes_error(means=((0.0, 0.0), (0.7416, 0.7416)), cov=None) -> float:
+    """Bayes error of ``two_gaussians`` with equal class priors: Phi(-Mahalanobis distance / 2)."""
+    means = np.atleast_2d(np.asarray(means, dtype=np.float64))
+    diff = means[1] - means[0]
+    cov = np.eye(len(diff)) if cov is None else np.asarray(cov, dtype=np.float64)
+    return float(norm.cdf(-np.sqrt(diff @ np.linalg.solve(cov, diff)) / 2))
+
+
+def gaussian_mixture_2d(n_samples: int, n_classes: int = 3, n_clusters_per_class: int = 2, cluster_std: float = 1.0,
+                        box: float = 10.0, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    """Planar data from ``n_classes * n_clusters_per_class`` isotropic Gaussian clusters, rows shuffled.
+
+    Cluster centres are uniform in ``[-box/2, box/2]^2``; cluster ``j`` belongs to class ``j % n_classes``
+    (labels 0..n_classes-1); the ``n_samples`` rows are shared between clusters as evenly as possible.
+    """
+    if n_classes < 2 or n_clusters_per_class < 1 or n_samples < n_classes * n_clusters_per_class:
+        raise ValueError("need n_classes >= 2, n_clusters_per_class >= 1 and at least one sample per cluster")
+    rng = np.random.default_rng(random_state)
+    m = n_classes * n_clusters_per_class
+    centres = rng.uniform(-box / 2, box / 2, size=(m, 2))
+    counts = np.full(m, n_samples // m) + (np.arange(m) < n_samples % m)
+    cluster = np.repeat(np.arange(m), counts)
+    X = centres[cluster] + cluster_std * rng.standard_normal((n_samples, 2))
+    order = rng.permutation(n_samples)
+    return np.ascontiguousarray(X[order]), (cluster % n_classes)[order]
+
+
+def contaminate_labels(y, fraction: float, random_state=None, classes=None) -> tuple[np.ndarray, np.ndarray]:
+    """Flip the labels of ``round(fraction * n)`` random rows to another class, chosen uniformly.
+
+    This is the outlier contamination of Wu & Liu (2007) used in the thesis (Sec. IV.G). ``classes``
+    defaults to the labels present in ``y``. Returns the new labels and the bool mask of flipped rows.
+    """
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
+    y = np.asarray(y)
+    classes = np.unique(y if classes is None else classes)
+    if len(classes) < 2:
+        raise ValueError("need at least 2 classes to flip labels")
+    codes = np.searchsorted(classes, y)
+    if np.any(codes >= len(classes)) or np.any(classes[np.minimum(codes, len(classes) - 1)] != y):
+        raise ValueError("y has labels that are not in classes")
+    rng = np.random.default_rng(random_state)
+    flipped = np.zeros(len(y), dtype=bool)
+    idx = rng.choice(len(y), size=round(fraction * len(y)), replace=False)
+    flipped[idx] = True
+    new = y.copy()
+    new[idx] = classes[(codes[idx] + rng.integers(1, len(classes), size=len(idx))) % len(classes)]
+    return new, flipped
