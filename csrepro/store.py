@@ -1,0 +1,104 @@
+"""Result store: Parquet part files under ``<exp_dir>/store``, one row per finished trial.
+
+Every file is written under a temporary name in the same folder and then renamed with
+``os.replace``, so a reader (or a killed writer) never sees a partial file. Parts are merged by
+:func:`compact` (the merged part is written before the old ones are removed). Rows are
+deduplicated by ``trial_id`` on read, keeping the latest ``finished_at``, so a crash between
+writing and removing parts can never produce duplicates.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pandas as pd
+
+STORE_DIR = "store"
+PART_GLOB = "part-*.parquet"
+_READ_ATTEMPTS = 5
+
+
+def store_dir(exp_dir) -> Path:
+    """The store folder of an experiment folder."""
+    return Path(exp_dir) / STORE_DIR
+
+
+def atomic_write(path, data: bytes | str) -> Path:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def write_part(exp_dir, rows) -> Path | None:
+    """Add ``rows`` (list of dicts or DataFrame) to the store as a new part; None when there are no rows."""
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return None
+    return atomic_write(store_dir(exp_dir) / f"part-{uuid.uuid4().hex}.parquet", frame.to_parquet(index=False))
+
+
+def read_store(exp_dir) -> pd.DataFrame:
+    """All finished trials of ``exp_dir`` (one row per ``trial_id``); an empty DataFrame when there are none."""
+    return _read_parts(exp_dir)[1]
+
+
+def compact(exp_dir) -> Path | None:
+    """Merge the parts into one; returns the merged part, or None when there was nothing to merge."""
+    paths, frame = _read_parts(exp_dir)
+    if len(paths) < 2:
+        return None
+    merged = write_part(exp_dir, frame)
+    _remove(paths)
+    return merged
+
+
+def delete_trials(exp_dir, trial_ids) -> int:
+    """Remove the rows of ``trial_ids`` from the store; returns how many were removed."""
+    paths, frame = _read_parts(exp_dir)
+    if frame.empty:
+        return 0
+    drop = frame["trial_id"].isin(set(trial_ids))
+    if drop.any():
+        write_part(exp_dir, frame[~drop])
+        _remove(paths)
+    return int(drop.sum())
+
+
+def _read_parts(exp_dir) -> tuple[list[Path], pd.DataFrame]:
+    """The part files and their deduplicated rows.
+
+    A part removed by a concurrent :func:`compact` (which first wrote its rows to a new part)
+    makes the read start over with a fresh listing.
+    """
+    folder = store_dir(exp_dir)
+    for _ in range(_READ_ATTEMPTS):
+        paths = sorted(folder.glob(PART_GLOB))
+        try:
+            frames = [pd.read_parquet(p) for p in paths]
+        except FileNotFoundError:
+            continue
+        return paths, _dedupe(frames)
+    raise RuntimeError(f"the parts of {folder} kept changing while being read ({_READ_ATTEMPTS} attempts); "
+                       "wait for the other process writing this store to finish and read again")
+
+
+def _dedupe(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame()
+    frame = pd.concat(frames, ignore_index=True).sort_values("finished_at", kind="stable")
+    return frame.drop_duplicates("trial_id", keep="last").reset_index(drop=True)
+
+
+def _remove(paths) -> None:
+    for path in paths:
+        Path(path).unlink(missing_ok=True)

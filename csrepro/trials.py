@@ -1,0 +1,110 @@
+"""An experiment's trials: keys, seeds, ids and config hashes, all independent of execution order.
+
+A trial is (experiment, dataset, trial index t, method, params). Seeds (CONTRACT.md):
+cost = derive_seed(exp, dataset, t, "cost"), model = derive_seed(exp, dataset, t, method, "model"),
+split = derive_seed(exp, dataset, draw, "split"), where a protocol's draw gives L splits
+(1 for holdouts, n_splits for k-fold, n_splits * n_repeats for repeated k-fold, n for loo) and
+trial t uses split ``t % L`` of draw ``t // L``. For single-split protocols draw = t; k-fold
+experiments enumerate (repeat, fold) as t = repeat * n_splits + fold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from omegaconf import DictConfig, OmegaConf
+
+from csrepro.config import dataset_setting
+from csrepro.seeding import derive_seed
+
+
+@dataclass(frozen=True)
+class DatasetPlan:
+    """Settings shared by all trials of one dataset in an experiment."""
+
+    exp: str
+    paper: str
+    dataset: str
+    protocol: dict
+    cost: dict
+    standardize: bool
+    metrics: tuple[str, ...]
+    config_hash: str
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One trial; ``params_json`` is the canonical JSON of the method's params."""
+
+    dataset: str
+    trial: int
+    method: str
+    params_json: str
+    config_hash: str
+    trial_id: str
+    cost_seed: int
+    model_seed: int
+
+
+@dataclass(frozen=True)
+class Task:
+    """The trials of one (dataset, trial index) run together: one split, one cost matrix, all methods."""
+
+    plan: DatasetPlan
+    trial: int
+    trials: tuple[Trial, ...]
+
+
+def canonical_json(value) -> str:
+    """JSON with sorted keys and no spaces (stable across runs)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def config_hash(exp: str, protocol: dict, cost: dict, standardize: bool, metrics) -> str:
+    """Hash of the settings that change a dataset's numbers.
+
+    Not hashed: n_trials, the dataset list, the methods (their params are in the trial key),
+    paper, report and all runner settings, so growing an experiment reuses finished trials.
+    """
+    key = {"exp": exp, "protocol": protocol, "cost": cost, "standardize": standardize, "metrics": sorted(metrics)}
+    return hashlib.sha256(canonical_json(key).encode()).hexdigest()[:16]
+
+
+def trial_id(chash: str, dataset: str, t: int, method: str, params_json: str) -> str:
+    """Hex id of a trial's key, config hash ``chash`` included (changed settings give new ids)."""
+    return hashlib.sha256(repr((chash, dataset, t, method, params_json)).encode()).hexdigest()[:20]
+
+
+def split_seed(exp: str, dataset: str, draw: int) -> int:
+    """Seed of draw ``draw`` of the protocol's splits."""
+    return derive_seed(exp, dataset, draw, "split")
+
+
+def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
+    """Per-dataset plans and every trial of a validated experiment, in (dataset, t, method) order."""
+    plans, trials = {}, []
+    metrics = tuple(exp.metrics)
+    for dataset in exp.datasets:
+        protocol, cost = dataset_setting(exp, dataset, "protocol"), dataset_setting(exp, dataset, "cost")
+        standardize = bool(exp.preprocessing.standardize)
+        chash = config_hash(exp.name, protocol, cost, standardize, metrics)
+        plans[dataset] = DatasetPlan(exp.name, exp.paper, dataset, protocol, cost, standardize, metrics, chash)
+        for t in range(exp.n_trials):
+            for method, params in exp.methods.items():
+                params_json = canonical_json(OmegaConf.to_container(params, resolve=True))
+                trials.append(Trial(
+                    dataset=dataset, trial=t, method=method, params_json=params_json, config_hash=chash,
+                    trial_id=trial_id(chash, dataset, t, method, params_json),
+                    cost_seed=derive_seed(exp.name, dataset, t, "cost"),
+                    model_seed=derive_seed(exp.name, dataset, t, method, "model")))
+    return plans, trials
+
+
+def group_tasks(plans: dict[str, DatasetPlan], trials: list[Trial]) -> list[Task]:
+    """``trials`` grouped by (dataset, trial index), in first-seen order."""
+    groups: dict[tuple[str, int], list[Trial]] = {}
+    for trial in trials:
+        groups.setdefault((trial.dataset, trial.trial), []).append(trial)
+    return [Task(plans[dataset], t, tuple(members)) for (dataset, t), members in groups.items()]

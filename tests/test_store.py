@@ -1,0 +1,99 @@
+"""Result store: atomic part files, dedupe on read, compaction, deletion, concurrent compaction."""
+
+import pandas as pd
+import pytest
+
+from csrepro import store
+
+
+def rows(ids, finished="2025-01-01T00:00:00", risk=1.0):
+    return [{"trial_id": i, "risk": risk, "finished_at": finished} for i in ids]
+
+
+def parts(exp_dir):
+    return sorted(store.store_dir(exp_dir).glob(store.PART_GLOB))
+
+
+def test_empty_store_reads_as_empty_frame(tmp_path):
+    assert store.read_store(tmp_path / "nothing").empty
+    assert store.write_part(tmp_path, []) is None
+    assert store.compact(tmp_path) is None
+    assert store.delete_trials(tmp_path, ["a"]) == 0
+
+
+def test_parts_round_trip_and_leave_no_temporary_files(tmp_path):
+    store.write_part(tmp_path, rows(["a", "b"]))
+    store.write_part(tmp_path, pd.DataFrame(rows(["c"])))
+    assert len(parts(tmp_path)) == 2
+    assert sorted(store.read_store(tmp_path)["trial_id"]) == ["a", "b", "c"]
+    assert [p.name for p in store.store_dir(tmp_path).iterdir() if not p.name.startswith("part-")] == []
+
+
+def test_read_ignores_partial_files_of_a_killed_writer(tmp_path):
+    store.write_part(tmp_path, rows(["a"]))
+    (store.store_dir(tmp_path) / ".part-x.parquet.123.tmp").write_bytes(b"PAR1 truncated")
+    assert list(store.read_store(tmp_path)["trial_id"]) == ["a"]
+
+
+def test_duplicates_keep_the_latest_finished_row(tmp_path):
+    store.write_part(tmp_path, rows(["a", "b"], "2025-01-02T00:00:00", risk=2.0))
+    store.write_part(tmp_path, rows(["a"], "2025-01-01T00:00:00", risk=1.0))
+    store.write_part(tmp_path, rows(["b"], "2025-01-03T00:00:00", risk=3.0))
+    got = store.read_store(tmp_path)
+    assert sorted(zip(got["trial_id"], got["risk"])) == [("a", 2.0), ("b", 3.0)]
+
+
+def test_compact_merges_parts_into_one_with_the_same_rows(tmp_path):
+    for i in range(4):
+        store.write_part(tmp_path, rows([f"t{i}", "dup"], f"2025-01-0{i + 1}T00:00:00", risk=float(i)))
+    before = store.read_store(tmp_path).sort_values("trial_id").reset_index(drop=True)
+    merged = store.compact(tmp_path)
+    assert parts(tmp_path) == [merged]
+    after = store.read_store(tmp_path).sort_values("trial_id").reset_index(drop=True)
+    pd.testing.assert_frame_equal(before, after)
+    assert len(after) == 5 and after.set_index("trial_id").loc["dup", "risk"] == 3.0
+    assert store.compact(tmp_path) is None
+
+
+def test_delete_trials_removes_only_those_rows(tmp_path):
+    store.write_part(tmp_path, rows(["a", "b"]))
+    store.write_part(tmp_path, rows(["c"]))
+    assert store.delete_trials(tmp_path, {"a", "c", "zz"}) == 2
+    assert list(store.read_store(tmp_path)["trial_id"]) == ["b"]
+    assert store.delete_trials(tmp_path, ["b"]) == 1
+    assert store.read_store(tmp_path).empty and parts(tmp_path) == []
+
+
+def test_read_restarts_when_a_concurrent_compaction_removes_a_part(tmp_path, monkeypatch):
+    for i in range(3):
+        store.write_part(tmp_path, rows([f"t{i}"]))
+    real_read = pd.read_parquet
+    calls = []
+
+    def read_after_another_process_compacted(path, *args, **kwargs):
+        if not calls:
+            monkeypatch.setattr(store.pd, "read_parquet", real_read)
+            store.compact(tmp_path)  # the "other process": writes the merged part, removes the old ones
+        calls.append(path)
+        return real_read(path, *args, **kwargs)
+
+    monkeypatch.setattr(store.pd, "read_parquet", read_after_another_process_compacted)
+    assert sorted(store.read_store(tmp_path)["trial_id"]) == ["t0", "t1", "t2"]
+    assert len(parts(tmp_path)) == 1
+
+
+def test_read_gives_up_on_a_store_that_keeps_changing(tmp_path, monkeypatch):
+    store.write_part(tmp_path, rows(["a"]))
+
+    def vanished(path, *args, **kwargs):
+        raise FileNotFoundError(path)
+
+    monkeypatch.setattr(store.pd, "read_parquet", vanished)
+    with pytest.raises(RuntimeError, match="kept changing"):
+        store.read_store(tmp_path)
+
+
+def test_atomic_write_replaces_whole_files(tmp_path):
+    path = store.atomic_write(tmp_path / "sub" / "info.json", "old")
+    store.atomic_write(path, b"new")
+    assert path.read_text() == "new" and [p.name for p in path.parent.iterdir()] == ["info.json"]
