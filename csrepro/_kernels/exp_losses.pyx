@@ -116,35 +116,31 @@ def line_totals(const double[:, ::1] S, const double[::1] g, const double[::1] v
     return tv, t1, t2
 
 
-cdef void _grouped_moments(const double* A, const double* X, Py_ssize_t nu, double g,
-                           const double* slope, double* s0, double* s1, double* s2) noexcept nogil:
-    """Moments of sum_u A_u X_u b_u^p over groups, with X_u = exp(alpha b_u), b_u = g slope_u."""
+cdef inline void _grouped_moments(const double* A, const double* X, const double* uniq,
+                                  Py_ssize_t nu, double sign, double off, double g,
+                                  double* s0, double* s1, double* s2) noexcept nogil:
+    """Moments sum_u A_u X_u b_u^p (p = 0, 1, 2) with b_u = g (sign uniq_u - off), X_u = exp(alpha b_u)."""
     cdef Py_ssize_t u
     cdef double b, e
     s0[0] = 0.0
     s1[0] = 0.0
     s2[0] = 0.0
     for u in range(nu):
-        b = g * slope[u]
+        b = g * (sign * uniq[u] - off)
         e = A[u] * X[u]
         s0[0] += e
         s1[0] += e * b
         s2[0] += e * b * b
 
 
-cdef void _sample_derivs(const double* A, const double* B, const double* XA, const double* XB,
-                         Py_ssize_t nu, const double* uniq, double off, double g, double scale,
-                         int family, int outer, double* slope, double* d1, double* d2) noexcept nogil:
+cdef inline void _sample_derivs(const double* A, const double* B, const double* XA, const double* XB,
+                                Py_ssize_t nu, const double* uniq, double off, double g, double scale,
+                                int family, int outer, double* d1, double* d2) noexcept nogil:
     """First two alpha-derivatives of one sample's loss from its groups and exp factors."""
-    cdef Py_ssize_t u
-    cdef double s0, s1, s2, b0, b1, b2, p, r1
-    for u in range(nu):
-        slope[u] = uniq[u] - off
-    _grouped_moments(A, XA, nu, g, slope, &s0, &s1, &s2)
+    cdef double s0, s1, s2, b0, b1, b2, inv, r1
+    _grouped_moments(A, XA, uniq, nu, 1.0, off, g, &s0, &s1, &s2)
     if family == 2:
-        for u in range(nu):
-            slope[u] = -uniq[u]
-        _grouped_moments(B, XB, nu, g, slope, &b0, &b1, &b2)
+        _grouped_moments(B, XB, uniq, nu, -1.0, 0.0, g, &b0, &b1, &b2)
         s2 = s2 * b0 + 2.0 * s1 * b1 + s0 * b2
         s1 = s1 * b0 + s0 * b1
         s0 = s0 * b0
@@ -152,17 +148,21 @@ cdef void _sample_derivs(const double* A, const double* B, const double* XA, con
         d1[0] = scale * s1
         d2[0] = scale * s2
     else:
-        p = s0 / (s0 + scale)
-        r1 = s1 / s0 * p
+        # d/da log(1 + e^m s0) = s1 / (s0 + e^-m); scale = e^-m
+        inv = 1.0 / (s0 + scale)
+        r1 = s1 * inv
         d1[0] = r1
-        d2[0] = s2 / s0 * p - r1 * r1
+        d2[0] = s2 * inv - r1 * r1
 
 
 def prepare_step(const double[:, ::1] S, const double[::1] uniq, const Py_ssize_t[::1] group,
                  const Py_ssize_t[::1] z, const double[:, ::1] C, const double[::1] off,
-                 int family, int outer, double[::1] w, double[:, ::1] A, double[:, ::1] B,
-                 double[::1] scale, double[:, ::1] work, bint with_loss=False):
+                 int family, int outer, double[::1] w, double[::1] h, double[:, ::1] A,
+                 double[:, ::1] B, double[::1] scale, double[:, ::1] work, bint with_loss=False):
     """Weights (34)-(37) for one coordinate, and the grouped terms the line search needs.
+
+    ``w[i]`` and ``h[i]`` receive the first and second derivatives of sample i's loss with
+    respect to the coordinate f_r (so sum_i h_i g_i^2 is the line search's curvature at 0).
 
     ``uniq`` holds the distinct values of the score direction v = y_{., r} / 2, ``group[j]``
     the index of v_j in it, ``off[i]`` = v_{z_i} for the margin family (else 0).  Along the
@@ -174,9 +174,9 @@ def prepare_step(const double[:, ::1] S, const double[::1] uniq, const Py_ssize_
     Returns the summed loss at S when ``with_loss``, else 0.
     """
     cdef Py_ssize_t i, j, n = S.shape[0], M = S.shape[1], nu = uniq.shape[0]
-    cdef double m, mb, sz, d2, x, s0, total = 0.0
+    cdef double m, mb, sz, x, s0, total = 0.0
     cdef const double* c
-    cdef double[::1] ones = np.ones(nu), slope = np.empty(nu)
+    cdef double[::1] ones = np.ones(nu)
     with nogil:
         for i in range(n):
             c = &C[z[i], 0]
@@ -210,7 +210,7 @@ def prepare_step(const double[:, ::1] S, const double[::1] uniq, const Py_ssize_
                 for j in range(M):
                     B[i, group[j]] += work[i, M + j]
             _sample_derivs(&A[i, 0], &B[i, 0], &ones[0], &ones[0], nu, &uniq[0], off[i], 1.0,
-                           scale[i], family, outer, &slope[0], &w[i], &d2)
+                           scale[i], family, outer, &w[i], &h[i])
             if with_loss:
                 s0 = 0.0
                 for j in range(nu):
@@ -245,7 +245,6 @@ def line_derivatives(const double[:, ::1] A, const double[:, ::1] B, const doubl
     """
     cdef Py_ssize_t i, u, n = A.shape[0], nu = A.shape[1]
     cdef double d1, d2, t1 = 0.0, t2 = 0.0
-    cdef double[::1] slope = np.empty(nu)
     with nogil:
         for i in range(n):
             for u in range(nu):
@@ -257,7 +256,7 @@ def line_derivatives(const double[:, ::1] A, const double[:, ::1] B, const doubl
     with nogil:
         for i in range(n):
             _sample_derivs(&A[i, 0], &B[i, 0], &work[i, 0], &work[i, nu], nu, &uniq[0], off[i],
-                           g[i], scale[i], family, outer, &slope[0], &d1, &d2)
+                           g[i], scale[i], family, outer, &d1, &d2)
             t1 += d1
             t2 += d2
     return t1, t2

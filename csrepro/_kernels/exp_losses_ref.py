@@ -42,15 +42,15 @@ def line_totals(S, g, v, z, C, family, outer, alpha):
     return tuple(float(t.sum()) for t in sample_terms(S, g, v, z, C, family, outer, alpha))
 
 
-def prepare_step(S, uniq, group, z, C, off, family, outer, w, A, B, scale, work, with_loss=False):
-    """Weights (34)-(37) and grouped line-search terms; fills the outputs (``work`` unused).
+def prepare_step(S, uniq, group, z, C, off, family, outer, w, h, A, B, scale, work, with_loss=False):
+    """Weights (34)-(37), second derivatives h and grouped line-search terms (``work`` unused).
 
     Returns the summed loss at S when ``with_loss``, else 0.
     """
     n = S.shape[0]
     idx = np.arange(n)
     v = uniq[group]
-    w[:] = sample_terms(S, np.ones(n), v, z, C, family, outer, 0.0)[1]
+    w[:], h[:] = sample_terms(S, np.ones(n), v, z, C, family, outer, 0.0)[1:]
     onehot = np.eye(len(uniq))[group]  # (M, U): term j belongs to group group[j]
     a = S - S[idx, z][:, None] if family == 0 else S
     c = C[z]

@@ -3,8 +3,10 @@
 import math
 
 
-def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8):
+def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=None):
     """Minimise a convex function of alpha given ``derivatives(alpha) -> (d1, d2)``.
+
+    ``start``: the derivatives at alpha = 0 when the caller already knows them.
 
     Safeguarded Newton: steps stay inside a bracket [lo, hi] that always holds the root of
     d1; a step that leaves it, or lands where the derivatives overflow, is replaced by
@@ -12,7 +14,7 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8):
     below ``tol * (1 + |alpha|)``.  |alpha| is capped at ``max_step``, reached only when the
     objective keeps decreasing (e.g. separable data).  Returns ``(alpha, n_iter)``.
     """
-    d1, d2 = derivatives(0.0)
+    d1, d2 = derivatives(0.0) if start is None else start
     if d1 == 0.0:
         return 0.0, 0
     lo, hi = (0.0, math.inf) if d1 < 0.0 else (-math.inf, 0.0)

@@ -18,7 +18,7 @@ from csrepro.weak.linear import LinearWeakLearner
 
 KERNELS = {"cython": exp_losses, "numpy": exp_losses_ref}
 _FITS: dict = {}  # memo of recent trainings, see MCBoostClassifier.fit
-_FITS_KEPT = 4
+_FITS_KEPT = 8
 DECISIONS = ("argmax", "bayes")
 
 
@@ -37,7 +37,7 @@ class _CoordinateStep:
         n, M, nu = len(z), len(v), len(self.uniq)
         pair = 2 if family == kern.FAMILIES["pairwise"] else 1
         self.off = np.ascontiguousarray(v[z]) if family == kern.FAMILIES["margin"] else np.zeros(n)
-        self.w, self.scale = np.empty(n), np.empty(n)
+        self.w, self.h, self.scale = np.empty(n), np.empty(n), np.empty(n)
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
         self.work_prepare, self.work_line = np.empty((n, pair * M)), np.empty((n, pair * nu))
 
@@ -47,7 +47,7 @@ class _CoordinateStep:
         Also fills the line-search groups.
         """
         loss = self.kern.prepare_step(S, self.uniq, self.group, self.z, self.C, self.off,
-                                      self.family, self.outer, self.w, self.A, self.B,
+                                      self.family, self.outer, self.w, self.h, self.A, self.B,
                                       self.scale, self.work_prepare, with_loss)
         return self.w, loss
 
@@ -57,7 +57,8 @@ class _CoordinateStep:
             return self.kern.line_derivatives(self.A, self.B, self.scale, self.uniq, self.off, g,
                                               self.family, self.outer, alpha, self.work_line)
 
-        return newton_line_search(derivatives, tol=tol, max_iter=max_iter)[0]
+        start = (float(self.w @ g), float(self.h @ (g * g)))  # derivatives at alpha = 0
+        return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0]
 
 
 class MCBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -131,7 +132,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Training is a pure function of (X, y, loss, the costs the loss uses, T, line-search
         settings, backend); ``decision`` and, for ``loss="mcboost"``, the cost matrix only
-        act at prediction.  The last few fits are memoised on that key in-process, so
+        act at prediction.  The 8 most recently used fits are memoised on that key in-process, so
         MCBoost and P-MCBoost on the same split, or MCBoost under different cost matrices,
         train once.
         """
@@ -159,7 +160,9 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
             repr((X.shape, self.loss, self.n_estimators, self.line_search_tol,
                   self.line_search_max_iter, self.backend)).encode(),
         ])).hexdigest()
-        if key not in _FITS:
+        if key in _FITS:
+            _FITS[key] = _FITS.pop(key)  # most recently used last
+        else:
             _FITS[key] = self._train(X, z, loss, kC)
             while len(_FITS) > _FITS_KEPT:
                 _FITS.pop(next(iter(_FITS)))

@@ -52,10 +52,13 @@ def _prepared(mod, S, v, z, C, fam, out):
     """Run prepare_step; returns the weights and a derivatives(alpha) closure over the groups."""
     uniq, group = np.unique(v, return_inverse=True)
     n, M, nu = S.shape[0], S.shape[1], len(uniq)
-    w, scale, A, B = np.empty(n), np.empty(n), np.empty((n, nu)), np.empty((n, nu))
+    w, h, scale, A, B = np.empty(n), np.empty(n), np.empty(n), np.empty((n, nu)), np.empty((n, nu))
     off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(n)
-    total = mod.prepare_step(S, uniq, group.astype(np.intp), z, C, off, fam, out, w, A, B, scale,
+    total = mod.prepare_step(S, uniq, group.astype(np.intp), z, C, off, fam, out, w, h, A, B, scale,
                              np.empty((n, 2 * M)), True)
+    # h: second derivative along the coordinate, i.e. the line curvature with g = 1
+    g1 = np.ones(n)
+    assert np.sum(h) == pytest.approx(exp_losses.line_totals(S, g1, v, z, C, fam, out, 0.0)[2], rel=1e-10)
     assert total == pytest.approx(exp_losses.line_totals(S, np.zeros(n), v, z, C, fam, out, 0.0)[0], rel=1e-10)
     work = np.empty((n, 2 * nu))
 
