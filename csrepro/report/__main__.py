@@ -153,7 +153,10 @@ def main(argv=None) -> int:
     if not exps:
         parser.error(f"no experiment configs in {Path(ns.conf_dir) / 'exp'}; point --conf-dir at the conf folder")
     cfgs = {e: load_config(e, ns.conf_dir, overrides) for e in exps}
-    results = [report_experiment(e, cfg, ns.experiments_dir, prov) for e, cfg in cfgs.items()]
+    paperless = [e for e, cfg in cfgs.items() if not _select(cfg, "exp.paper", "paper")]
+    if paperless:
+        print(f"skipping experiments that reproduce no paper: {paperless}")
+    results = [report_experiment(e, cfg, ns.experiments_dir, prov) for e, cfg in cfgs.items() if e not in paperless]
     path = results_root(cfgs[exps[0]]) / "FIDELITY.md"
     path.write_text(render_fidelity(results, prov.line()))
     print(f"wrote {path}")

@@ -1,0 +1,137 @@
+"""The SMO dual solver: Cython vs NumPy transcription, vs SLSQP, KKT, duality, warm starts."""
+
+import numpy as np
+import pytest
+
+from csrepro._kernels import smo_ref
+from csrepro.svm import dual_terms, kernel_matrix, solve_dual
+
+
+def _problem(seed, n=30, kernel="rbf", duplicates=False):
+    """A random dual: overlapping classes, per-sample p in [0.2, 1] and U in [0.05, 3]."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    if duplicates:
+        X[1::5] = X[0::5][: len(X[1::5])]  # K_ii + K_jj - 2 K_ij = 0 for some pairs
+    y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1.0, -1.0)
+    K = kernel_matrix(kernel, X, X, 0.4)
+    return K, y, rng.uniform(0.2, 1.0, n), rng.uniform(0.05, 3.0, n)
+
+
+def _dual_objective(K, y, p, alpha):
+    v = alpha * y
+    return 0.5 * v @ K @ v - p @ alpha
+
+
+def _extremes(K, y, p, upper, alpha):
+    """m = max over I_up and M = min over I_low of -y_t G_t (see smo.pyx)."""
+    v = -y * (y * (K @ (alpha * y)) - p)
+    up = np.where(y > 0, alpha < upper, alpha > 0)
+    low = np.where(y > 0, alpha > 0, alpha < upper)
+    return v[up].max(), v[low].min()
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_cython_matches_numpy_transcription(seed, kernel):
+    """Same iteration, same arithmetic: equal iteration counts and alphas to rounding."""
+    K, y, p, U = _problem(seed, kernel=kernel, duplicates=seed % 2 == 1)
+    a = solve_dual(K, y, p, U, tol=1e-9, backend="cython")
+    b = solve_dual(K, y, p, U, tol=1e-9, backend="numpy")
+    assert a.n_iter == b.n_iter > 0
+    np.testing.assert_allclose(a.alpha, b.alpha, rtol=1e-10, atol=1e-12)
+    assert a.b == pytest.approx(b.b, rel=1e-10, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_matches_slsqp_reference(seed, kernel):
+    """SMO (tol 1e-10) against SLSQP (ftol 1e-15) on n = 30.
+
+    The dual objective is flat at the optimum, so both objectives agree to ~1e-9 relative;
+    the decision function depends on w (unique even where alpha is not, e.g. the linear kernel
+    with n > d), whose error is of order sqrt(objective error) ~ 1e-5; b comes from the KKT
+    rule for SMO and from the primal for the reference (primal_intercept).
+    """
+    K, y, p, U = _problem(seed, kernel=kernel)
+    sol = solve_dual(K, y, p, U, tol=1e-10)
+    ref_alpha, ref_b = smo_ref.solve_qp(K, y, p, U)
+    assert abs(ref_alpha @ y) < 1e-9
+    f_ref = _dual_objective(K, y, p, ref_alpha)
+    f_smo = _dual_objective(K, y, p, sol.alpha)
+    assert f_smo <= f_ref + 1e-9 * abs(f_ref)
+    assert f_smo == pytest.approx(f_ref, rel=1e-8)
+    np.testing.assert_allclose(K @ (sol.alpha * y) + sol.b, K @ (ref_alpha * y) + ref_b, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kkt_feasibility_and_strong_duality(seed):
+    """Output is feasible, m - M < tol, b in [m, M], and the primal value equals the dual one."""
+    K, y, p, U = _problem(seed, n=40)
+    tol = 1e-8
+    sol = solve_dual(K, y, p, U, tol=tol)
+    a = sol.alpha
+    assert np.all((a >= 0) & (a <= U)) and abs(a @ y) < 1e-10
+    m, M = _extremes(K, y, p, U, a)
+    assert m - M == pytest.approx(sol.gap) and sol.gap < tol
+    assert min(m, M) - 1e-12 <= sol.b <= max(m, M) + 1e-12  # free alphas have M <= -y G <= m
+    # primal: 1/2 |w|^2 + sum_i U_i [p_i - y_i f(x_i)]_+ with |w|^2 = (a y)' K (a y)
+    f = K @ (a * y) + sol.b
+    primal = 0.5 * (a * y) @ K @ (a * y) + U @ np.maximum(0.0, p - y * f)
+    assert primal == pytest.approx(-_dual_objective(K, y, p, a), rel=1e-6)
+
+
+def test_free_alphas_satisfy_their_margin_equalities():
+    """Each free alpha_i sits on its own margin: y_i f(x_i) = p_i (the CS-SVM's 1 or kappa)."""
+    K, y, _, _ = _problem(7, n=60)
+    p, U = dual_terms("cs", y, C=0.5, C1=5.0, C_minus1=2.0)
+    sol = solve_dual(K, y, p, U, tol=1e-10)
+    free = (sol.alpha > 0) & (sol.alpha < U)
+    assert free[y > 0].any() and free[y < 0].any()
+    f = K @ (sol.alpha * y) + sol.b
+    np.testing.assert_allclose((y * f)[free], p[free], atol=1e-8)
+    assert set(np.round(p[free], 12)) == {1.0, round(1 / 3, 12)}
+
+
+def test_warm_start():
+    """A warm start from a neighbouring C converges to the cold-start solution in fewer steps."""
+    K, y, p, _ = _problem(3, n=60)
+    U1, U2 = np.full(60, 1.0), np.full(60, 1.2)
+    cold = solve_dual(K, y, p, U2, tol=1e-9)
+    warm = solve_dual(K, y, p, U2, alpha0=solve_dual(K, y, p, U1, tol=1e-9).alpha, tol=1e-9)
+    assert warm.n_iter < cold.n_iter
+    np.testing.assert_allclose(warm.alpha, cold.alpha, atol=1e-6)
+    assert warm.b == pytest.approx(cold.b, abs=1e-6)
+
+
+def test_infeasible_warm_start_is_repaired():
+    K, y, p, U = _problem(4, n=20)
+    start = np.linspace(-1, 5, 20)
+    sol = solve_dual(K, y, p, U, alpha0=start, max_iter=0)
+    assert sol.n_iter == 0
+    assert np.all((sol.alpha >= 0) & (sol.alpha <= U)) and abs(sol.alpha @ y) < 1e-12
+
+
+def test_max_iter_reports_gap():
+    K, y, p, U = _problem(5)
+    sol = solve_dual(K, y, p, U, tol=1e-12, max_iter=3)
+    assert sol.n_iter == 3 and sol.gap > 1e-12
+
+
+def test_primal_intercept_hand_case():
+    """One positive at g = 0 with p = 1 and one negative at g = 0 with p = 0.5, weights 2 and 1:
+    cost 2 [1 - b]_+ + [0.5 + b]_+ is minimal at b = 1 (kinks at b = 1 and b = -0.5)."""
+    y, g, p, U = np.array([1.0, -1.0]), np.zeros(2), np.array([1.0, 0.5]), np.array([2.0, 1.0])
+    assert smo_ref.primal_intercept(g, y, p, U) == 1.0
+
+
+def test_input_errors():
+    K, y, p, U = _problem(0, n=10)
+    with pytest.raises(ValueError, match="-1 and \\+1"):
+        solve_dual(K, np.abs(y) * 2, p, U)
+    with pytest.raises(ValueError, match="box bound"):
+        solve_dual(K, y, p, U * 0)
+    with pytest.raises(ValueError, match=r"K \(n, n\)"):
+        solve_dual(K[:5], y, p, U)
+    with pytest.raises(ValueError, match="backend"):
+        solve_dual(K, y, p, U, backend="fortran")
