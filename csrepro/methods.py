@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from csrepro.boosting.mcboost import MCBoostClassifier
+from csrepro.svm import CostSensitiveSVC
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,10 @@ METHODS: dict[str, MethodSpec] = {
     "gll_mcboost": MethodSpec(MCBoostClassifier, {"loss": "gll"}, "Beijbom 2014 eq. 21"),
     "ls_mcboost": MethodSpec(MCBoostClassifier, {"loss": "ls"}, "Beijbom 2014 eq. 12"),
     "lt_mcboost": MethodSpec(MCBoostClassifier, {"loss": "lt"}, "Beijbom 2014 eq. 14"),
+    "cs_svm": MethodSpec(CostSensitiveSVC, {"variant": "cs"}, "Masnadi-Shirazi 2011 thesis eqs. V.41-V.43"),
+    "bp_svm": MethodSpec(CostSensitiveSVC, {"variant": "bp"}, "Masnadi-Shirazi 2011 thesis eq. V.1"),
+    "bm_svm": MethodSpec(CostSensitiveSVC, {"variant": "bm"}, "Masnadi-Shirazi 2011 thesis Sec. V.A (boundary movement)"),
+    "svm": MethodSpec(CostSensitiveSVC, {"variant": "svm"}, "standard SVM (thesis Sec. V.D)", False),
 }
 
 

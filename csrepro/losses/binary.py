@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CostSensitiveHinge", "HINGE", "check_cs_svm_costs"]
+__all__ = ["HINGE", "CostSensitiveHinge", "check_cs_svm_costs"]
 
 
 def check_cs_svm_costs(C1, C_minus1):

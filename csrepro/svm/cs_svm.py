@@ -26,7 +26,7 @@ from csrepro._kernels import smo, smo_ref
 from csrepro.costs import validate_cost_matrix
 from csrepro.losses.binary import check_cs_svm_costs
 
-__all__ = ["CostSensitiveSVC", "DualSolution", "solve_dual", "dual_terms", "resolve_costs", "kernel_matrix"]
+__all__ = ["CostSensitiveSVC", "DualSolution", "dual_terms", "kernel_matrix", "resolve_costs", "solve_dual"]
 
 BACKENDS = {"cython": smo, "numpy": smo_ref}
 VARIANTS = ("cs", "bp", "bm", "svm")

@@ -7,12 +7,12 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from csrepro.losses.binary import HINGE, CostSensitiveHinge  # noqa: E402
-from csrepro.report.figures import save_png  # noqa: E402
-from csrepro.svm.cs_svm import CostSensitiveSVC  # noqa: E402
+from csrepro.losses.binary import HINGE, CostSensitiveHinge
+from csrepro.report.figures import save_png
+from csrepro.svm.cs_svm import CostSensitiveSVC
 
 #: the costs of the figure (top row) and the hard-margin C used for the separable example
 CS_LOSS = CostSensitiveHinge(4.0, 2.0)

@@ -121,7 +121,9 @@ def test_sklearn_estimator_checks():
 
 
 def test_registry_methods_build():
-    for name in method_names():
+    mcboost_ids = [n for n in method_names() if n.endswith("mcboost")]
+    assert len(mcboost_ids) == 6
+    for name in mcboost_ids:
         est = make_estimator(name, cost_matrix=_sym_costs(3, 3), random_state=0, n_estimators=2)
         assert isinstance(est, MCBoostClassifier)
     with pytest.raises(ValueError, match="fixes"):
