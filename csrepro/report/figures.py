@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 FIGURES: dict[str, Callable | str] = {
-    "figure3": "csrepro.report.loss_surfaces:plot_figure3",
+    "figure3": "csrepro.report.loss_surfaces:plot_figure3",  # Beijbom et al. 2014, Fig. 3
+    "figure_v1": "csrepro.svm.figures:plot_figure_v1",  # Masnadi-Shirazi thesis, Fig. V.1
 }
 
 
