@@ -10,7 +10,7 @@ and gamma the identity (outer 0) or log(1 + .) (outer 1), where c = C[z].  Along
 each sample's loss and its first two derivatives in alpha are computed from max-shifted sums.
 """
 
-from libc.math cimport exp, log, log1p, fabs, INFINITY
+from libc.math cimport log1p, INFINITY
 import numpy as np
 
 # Arguments of the vectorised exp are floored here: exp(-700) ~ 1e-304 relative to the
@@ -24,96 +24,6 @@ cdef inline double _floored(double x) noexcept nogil:
 
 FAMILIES = {"margin": 0, "plain": 1, "pairwise": 2}
 OUTERS = {"identity": 0, "log1p": 1}
-
-
-cdef inline void _expsum(const double* s, const double* v, const double* c, Py_ssize_t M,
-                         double sign, double off_a, double off_b, double g, double alpha,
-                         double* m, double* s0, double* s1, double* s2) noexcept nogil:
-    """Moments of sum_j c_j exp(a_j + alpha b_j), a_j = sign s_j - off_a, b_j = g (sign v_j - off_b).
-
-    Returns the shift m and s_p = sum_j c_j b_j^p exp(a_j + alpha b_j - m); c NULL means ones.
-    """
-    cdef Py_ssize_t j
-    cdef double e, b, w, cj
-    cdef double mx = -INFINITY
-    for j in range(M):
-        if c != NULL and c[j] <= 0.0:
-            continue
-        e = sign * s[j] - off_a + alpha * g * (sign * v[j] - off_b)
-        if e > mx:
-            mx = e
-    s0[0] = 0.0
-    s1[0] = 0.0
-    s2[0] = 0.0
-    for j in range(M):
-        cj = 1.0 if c == NULL else c[j]
-        if cj <= 0.0:
-            continue
-        b = g * (sign * v[j] - off_b)
-        w = cj * exp(sign * s[j] - off_a + alpha * b - mx)
-        s0[0] += w
-        s1[0] += w * b
-        s2[0] += w * b * b
-    m[0] = mx
-
-
-cdef inline void _sample(const double* s, const double* v, const double* c, Py_ssize_t M,
-                         Py_ssize_t z, int family, int outer, double g, double alpha,
-                         double* val, double* d1, double* d2) noexcept nogil:
-    """Loss of one sample at alpha and its first two alpha-derivatives."""
-    cdef double m, g0, g1, g2, mb, b0, b1, b2, lg, p, r1, em
-    if family == 0:
-        _expsum(s, v, c, M, 1.0, s[z], v[z], g, alpha, &m, &g0, &g1, &g2)
-    elif family == 1:
-        _expsum(s, v, c, M, 1.0, 0.0, 0.0, g, alpha, &m, &g0, &g1, &g2)
-    else:
-        _expsum(s, v, c, M, 1.0, 0.0, 0.0, g, alpha, &m, &g0, &g1, &g2)
-        _expsum(s, v, NULL, M, -1.0, 0.0, 0.0, g, alpha, &mb, &b0, &b1, &b2)
-        m = m + mb
-        g2 = g2 * b0 + 2.0 * g1 * b1 + g0 * b2
-        g1 = g1 * b0 + g0 * b1
-        g0 = g0 * b0
-    if outer == 0:
-        em = exp(m)
-        val[0] = em * g0
-        d1[0] = em * g1
-        d2[0] = em * g2
-    else:
-        lg = m + log(g0)
-        if lg > 0.0:
-            val[0] = lg + log1p(exp(-lg))
-            p = 1.0 / (1.0 + exp(-lg))
-        else:
-            val[0] = log1p(exp(lg))
-            p = exp(lg) / (1.0 + exp(lg))
-        r1 = g1 / g0 * p
-        d1[0] = r1
-        d2[0] = g2 / g0 * p - r1 * r1
-
-
-cdef void _totals(const double[:, ::1] S, const double[::1] g, const double[::1] v,
-                  const Py_ssize_t[::1] z, const double[:, ::1] C, int family, int outer,
-                  double alpha, double* tv, double* t1, double* t2) noexcept nogil:
-    cdef Py_ssize_t i, n = S.shape[0], M = S.shape[1]
-    cdef double a, b, d
-    tv[0] = 0.0
-    t1[0] = 0.0
-    t2[0] = 0.0
-    for i in range(n):
-        _sample(&S[i, 0], &v[0], &C[z[i], 0], M, z[i], family, outer, g[i], alpha, &a, &b, &d)
-        tv[0] += a
-        t1[0] += b
-        t2[0] += d
-
-
-def line_totals(const double[:, ::1] S, const double[::1] g, const double[::1] v,
-                const Py_ssize_t[::1] z, const double[:, ::1] C, int family, int outer,
-                double alpha):
-    """Summed loss at ``alpha`` and its first and second alpha-derivatives."""
-    cdef double tv, t1, t2
-    with nogil:
-        _totals(S, g, v, z, C, family, outer, alpha, &tv, &t1, &t2)
-    return tv, t1, t2
 
 
 cdef inline void _grouped_moments(const double* A, const double* X, const double* uniq,
