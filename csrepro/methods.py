@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.svm import CostSensitiveSVC
+from csrepro.svm.selection import CostRatioSVC, DetectionRateSVC
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,17 @@ METHODS: dict[str, MethodSpec] = {
     "bm_svm": MethodSpec(CostSensitiveSVC, {"variant": "bm"}, "Masnadi-Shirazi 2011 thesis Sec. V.A (boundary movement)"),
     "svm": MethodSpec(CostSensitiveSVC, {"variant": "svm"}, "standard SVM (thesis Sec. V.D)", False),
 }
+DETECTION_RATES = (80.0, 82.5, 85.0, 87.5, 90.0, 92.5, 95.0)  # thesis Sec. V.E: 80% to 95% in steps of 2.5%
+for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("svm", "svm")):
+    _source = f"Masnadi-Shirazi 2011 thesis Sec. V.E, Table V.2 ({_base}: C, C1, C_-1 and b tuned to a detection rate)"
+    METHODS[f"{_base}_dr"] = MethodSpec(DetectionRateSVC, {"variant": _variant}, _source, _variant != "svm")
+    METHODS[f"{_base}_cv"] = MethodSpec(CostRatioSVC, {"variant": _variant}, "Masnadi-Shirazi 2011 thesis Sec. V.E, "
+                                        f"Table V.1 ({_base}: C and cost scale by cross-validated cost)",
+                                        _variant != "svm")
+    for _rate in DETECTION_RATES:  # e.g. cs_svm_dr_82_5: target_detection_rate 0.825
+        METHODS[f"{_base}_dr_{_rate:g}".replace(".", "_")] = MethodSpec(
+            DetectionRateSVC, {"variant": _variant, "target_detection_rate": _rate / 100}, _source, _variant != "svm")
+del _variant, _base, _source, _rate
 
 
 def method_names() -> list[str]:

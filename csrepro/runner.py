@@ -69,6 +69,10 @@ METRICS = {
     "gmean": lambda p: metrics.g_mean(p.y_true, p.y_pred, len(p.classes)),
     "confusion_norm": lambda p: metrics.confusion_norm(p.y_true, p.y_pred, len(p.classes)),
     "mauc": lambda p: metrics.mauc(p.y_true, p.proba),
+    "errors": lambda p: int(np.sum(p.y_true != p.y_pred)),
+    "false_positives": lambda p: int(np.sum((p.y_true == 0) & (p.y_pred == 1))),  # binary: classes[1] is positive
+    "misses": lambda p: int(np.sum((p.y_true == 1) & (p.y_pred == 0))),
+    "cost_total": lambda p: float(np.sum(p.C[p.y_true, p.y_pred])),
 }
 
 

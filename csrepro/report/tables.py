@@ -19,7 +19,14 @@ TRIAL_KEY = ["dataset", "method", "trial"]
 
 @dataclass(frozen=True)
 class TableSpec:
-    """One paper table: cells are the mean of ``metric`` over trials, ``rows`` dataset ids, ``columns`` method ids."""
+    """One paper table: cells are the mean of ``metric`` over trials, ``rows`` dataset ids, ``columns`` method ids.
+
+    ``combine`` maps a column id to the store method ids whose values are averaged per (dataset,
+    trial) to make that column's trial value (e.g. one method at several target detection
+    rates); a trial counts only when all of them have a value.  ``scale`` multiplies the means
+    and standard errors, e.g. by the number of trials in one pass of a k-fold or leave-one-out
+    protocol to report a total over the dataset.
+    """
 
     id: str
     metric: str
@@ -31,6 +38,16 @@ class TableSpec:
     decimals: int = 2
     alpha: float = 0.05
     higher_is_better: bool = False
+    combine: dict[str, list[str]] = field(default_factory=dict)
+    scale: float = 1.0
+
+    def __post_init__(self):
+        members = [m for c in self.columns for m in self.combine.get(c, [c])]
+        if len(members) != len(set(members)):
+            raise ValueError(f"table {self.id!r}: a method id feeds two columns through combine {self.combine}; "
+                             "give each store method id to one column only")
+        if not (np.isfinite(self.scale) and self.scale > 0):
+            raise ValueError(f"table {self.id!r}: scale must be a finite number > 0, got {self.scale!r}")
 
     @property
     def slug(self) -> str:
@@ -79,7 +96,8 @@ def _spec(entry: dict, pub: pd.DataFrame, datasets, methods) -> TableSpec:
         row_labels={**dict(zip(pub["row"], pub["row_label"], strict=True)), **entry.get("row_labels", {})},
         column_labels={**dict(zip(pub["column"], pub["column_label"], strict=True)), **entry.get("column_labels", {})},
         avg_rank=bool(entry.get("avg_rank", pub.empty or AVG_RANK in set(pub["row"]))),
-        **{k: entry[k] for k in ("decimals", "alpha", "higher_is_better") if k in entry},
+        **{k: entry[k] for k in ("decimals", "alpha", "higher_is_better", "scale") if k in entry},
+        combine={c: list(ms) for c, ms in (entry.get("combine") or {}).items()},
     )
 
 
@@ -99,9 +117,16 @@ def _trial_values(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
     if spec.metric not in store.columns:
         raise ValueError(f"{spec.id}: the store has no {spec.metric!r} column (it has {sorted(store.columns)}); "
                          f"add {spec.metric!r} to the experiment's metrics and re-run, or fix the table's metric")
-    sel = latest_trials(store[store["dataset"].isin(spec.rows) & store["method"].isin(spec.columns)])
-    sel = sel.assign(value=pd.to_numeric(sel[spec.metric], errors="coerce"))
-    return sel[TRIAL_KEY + ["value"]].dropna(subset=["value"])
+    sources = {c: spec.combine.get(c, [c]) for c in spec.columns}
+    column_of = {m: c for c, ms in sources.items() for m in ms}
+    sel = latest_trials(store[store["dataset"].isin(spec.rows) & store["method"].isin(list(column_of))])
+    sel = sel.assign(value=pd.to_numeric(sel[spec.metric], errors="coerce"), method=sel["method"].map(column_of))
+    values = sel[TRIAL_KEY + ["value"]].dropna(subset=["value"])
+    if not spec.combine:
+        return values
+    agg = values.groupby(TRIAL_KEY)["value"].agg(["mean", "count"]).reset_index()
+    complete = agg["count"] == agg["method"].map(lambda c: len(sources[c]))
+    return agg[complete].rename(columns={"mean": "value"})[TRIAL_KEY + ["value"]]
 
 
 def _bold(values: pd.DataFrame, spec: TableSpec) -> set[tuple[str, str]]:
@@ -125,6 +150,7 @@ def reproduce(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
     values = _trial_values(store, spec)
     stats = [(d, m, *mean_se(g["value"]), len(g)) for (d, m), g in values.groupby(["dataset", "method"])]
     cells = pd.DataFrame(stats, columns=["row", "column", "reproduced", "reproduced_se", "n"])
+    cells[["reproduced", "reproduced_se"]] *= spec.scale
     bold = _bold(values, spec)
     cells["bold"] = [(r, c) in bold for r, c in zip(cells["row"], cells["column"], strict=True)]
     means = cells.pivot(index="row", columns="column", values="reproduced").reindex(index=spec.rows,
@@ -212,7 +238,10 @@ def _outside(flags: pd.Series, row: str, col: str) -> bool:
 
 def _legend(spec: TableSpec, published: pd.DataFrame, style: _Style, rule: str) -> str:
     sources = "; ".join(dict.fromkeys(published.loc[published["table"] == spec.id, "source"])) or "none"
-    return (f"rep = reproduced {style.escape(spec.metric)}, mean{style.pm}standard error over n trials; "
+    derived = "".join([f"; a trial's {c} value is the mean over {', '.join(ms)}" for c, ms in spec.combine.items()]
+                      + [f"; mean and standard error multiplied by {spec.scale:g}" if spec.scale != 1 else ""])
+    return (f"rep = reproduced {style.escape(spec.metric)}, mean{style.pm}standard error over n trials"
+            f"{style.escape(derived)}; "
             f"pub = published ({style.escape(sources)}). Bold (rep): best mean and methods not significantly "
             f"worse, two-sided paired t-test by trial at {spec.alpha:g}. {style.dagger} = outside tolerance "
             f"(within iff {rule}). {style.missing} = not reproduced or not published.")

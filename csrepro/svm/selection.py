@@ -1,0 +1,245 @@
+"""Model selection for a target detection rate (Masnadi-Shirazi thesis, Sec. V.E, Table V.2).
+
+For a target detection rate d the thesis sets C, C_1, C_{-1} and the threshold b of each SVM
+"so as to achieve the smallest false positive rate on the validation set", with leave-one-out
+cross-validation.  :class:`DetectionRateSVC` does this on the training data: for every grid
+point it collects out-of-fold decision values, takes the operating point with detection rate
+>= d and fewest false positives (:func:`csrepro.metrics.detection_at_rate`), keeps the grid
+point with the fewest false positives, and refits it on all training data with that
+cross-validated threshold.  :class:`CostRatioSVC` is the Table V.1 variant: C and the scale of
+(C_1, C_{-1}) at the cost matrix' ratio C_1/C_{-1} are chosen for the lowest out-of-fold cost.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import LeaveOneOut, StratifiedKFold
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csrepro.costs import validate_cost_matrix
+from csrepro.metrics import detection_at_rate
+from csrepro.svm.cs_svm import VARIANTS, CostSensitiveSVC, dual_terms, kernel_matrix, solve_dual
+
+__all__ = ["CostRatioSVC", "DetectionRateSVC", "cost_grid"]
+
+
+def cost_grid(variant, C_grid, C1_grid, C_minus1_grid):
+    """Grid points (C, C_1, C_{-1}) searched for ``variant``, in grid order.
+
+    "cs": pairs meeting C_{-1} >= 1 and C_1 >= 2 C_{-1} - 1 (V.39, V.42); "bp": all pairs;
+    "bm", "svm": C_1 = C_{-1} = 1 (their costs only move the threshold, which is tuned anyway).
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"variant={variant!r} is not valid; choose one of {VARIANTS}")
+    for name, grid in (("C_grid", C_grid), ("C1_grid", C1_grid), ("C_minus1_grid", C_minus1_grid)):
+        values = np.asarray(grid, dtype=np.float64)
+        if values.ndim != 1 or len(values) == 0 or not np.all(np.isfinite(values) & (values > 0)):
+            raise ValueError(f"{name} must be a non-empty list of finite numbers > 0, got {grid!r}")
+    if variant in ("bm", "svm"):
+        pairs = [(1.0, 1.0)]
+    else:
+        pairs = [(float(a), float(b)) for a, b in itertools.product(C1_grid, C_minus1_grid)
+                 if variant == "bp" or (b >= 1 and a >= 2 * b - 1)]
+    if not pairs:
+        raise ValueError(f"no (C1, C_minus1) pair of C1_grid={list(C1_grid)} and C_minus1_grid={list(C_minus1_grid)} "
+                         "meets the CS-SVM constraints C_minus1 >= 1 and C1 >= 2 C_minus1 - 1; add such values")
+    return [(float(c), a, b) for c in C_grid for a, b in pairs]
+
+
+class _GridSVC(ClassifierMixin, BaseEstimator):
+    """Shared machinery: folds, one kernel matrix per fit, warm-started out-of-fold decision values."""
+
+    def _splits(self, ys):
+        if self.cv == "loo":
+            return list(LeaveOneOut().split(ys))
+        if isinstance(self.cv, bool) or not (isinstance(self.cv, (int, np.integer)) and self.cv >= 2):
+            raise ValueError(f"cv must be 'loo' or an int >= 2, got {self.cv!r}")
+        n_min = int(min(np.sum(ys > 0), np.sum(ys < 0)))
+        if self.cv > n_min:
+            raise ValueError(f"cv={self.cv} folds but the smaller class has only {n_min} training examples; "
+                             "lower cv or use cv='loo'")
+        seed = int(np.random.default_rng(self.random_state).integers(2**31))
+        return list(StratifiedKFold(self.cv, shuffle=True, random_state=seed).split(ys, ys))
+
+    def _search(self, X, y, grid):
+        """Validate (X, y); return (X, y, ±1 labels, fitted-SVM template, [(grid point, out-of-fold f)])."""
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) != 2:
+            raise ValueError(f"{type(self).__name__} is binary but y has {len(self.classes_)} class(es) "
+                             f"{self.classes_.tolist()[:10]}; give it exactly two classes")
+        ys = np.where(y == self.classes_[1], 1.0, -1.0)
+        splits = self._splits(ys)
+        template = CostSensitiveSVC(variant=self.variant, kernel=self.kernel, gamma=self.gamma, tol=self.tol,
+                                    max_iter=self.max_iter)
+        template.set_params(gamma=template._check_params(X))
+        K = kernel_matrix(self.kernel, X, X, template.gamma)
+        found, alpha_full = {}, None
+        for C, C1, Cm1 in sorted(grid):  # increasing C: each full solution warm-starts the next
+            p, upper = dual_terms(self.variant, ys, C, C1, Cm1)
+            full = solve_dual(K, ys, p, upper, alpha0=alpha_full, tol=self.tol, max_iter=self.max_iter)
+            alpha_full = full.alpha
+            found[(C, C1, Cm1)] = self._out_of_fold(K, ys, p, upper, full, splits)
+        return X, y, ys, template, [(g, found[g]) for g in grid]
+
+    def _out_of_fold(self, K, ys, p, upper, full, splits):
+        """Decision values f(x_i) of the model trained without x_i's fold, warm-started from the ``full`` solution.
+
+        A fold holding no support vector of the full solution keeps it (its restriction still meets
+        the KKT conditions), so its scores come from the full model without a solve.
+        """
+        coef = full.alpha * ys
+        scores = np.empty(len(ys))
+        for train, test in splits:
+            if not np.any(full.alpha[test] > 0):
+                scores[test] = K[test] @ coef + full.b
+                continue
+            sol = solve_dual(K[np.ix_(train, train)], ys[train], p[train], upper[train], alpha0=full.alpha[train],
+                             tol=self.tol, max_iter=self.max_iter)
+            scores[test] = K[np.ix_(test, train)] @ (sol.alpha * ys[train]) + sol.b
+        return scores
+
+    def decision_function(self, X):
+        """Decision values of ``best_estimator_``, shape (n,); > 0 predicts ``classes_[1]``."""
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    def predict(self, X):
+        """Predictions of ``best_estimator_`` (labels of ``classes_``)."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class DetectionRateSVC(_GridSVC):
+    """A :class:`CostSensitiveSVC` whose C, C_1, C_{-1} and threshold meet a detection rate (Sec. V.E).
+
+    Parameters
+    ----------
+    variant : {"cs", "bp", "bm", "svm"}
+        The SVM of thesis Ch. V; the grid searched is :func:`cost_grid`.
+    target_detection_rate : float in (0, 1]
+        Detection rate (recall of ``classes_[1]``) the out-of-fold predictions must reach.
+    C_grid, C1_grid, C_minus1_grid : sequences of float > 0
+    kernel, gamma : as in :class:`CostSensitiveSVC` (gamma is resolved once on the training set).
+    cv : "loo" or int >= 2
+        Leave-one-out (the thesis' choice, Sec. V.E) or stratified k-fold on the training data.
+    tol, max_iter : SMO stopping rule.
+    cost_matrix : ignored
+        Accepted for the runner's interface; the detection-rate target replaces costs.
+    random_state : int, Generator or None
+        Seeds the k-fold shuffle (unused for "loo").
+
+    Fitted: ``best_params_`` (C, C1, C_minus1), ``threshold_`` (cross-validated threshold on f),
+    ``cv_false_positives_`` and ``cv_detection_rate_`` at the chosen point, ``cv_results_``
+    (one dict per grid point) and ``best_estimator_`` (the refitted SVM, threshold applied).
+    """
+
+    def __init__(self, variant="cs", target_detection_rate=0.9, C_grid=(0.1, 1.0, 10.0), C1_grid=(1.0, 2.0, 4.0),
+                 C_minus1_grid=(1.0, 2.0), kernel="rbf", gamma="scale", cv="loo", tol=1e-3, max_iter=1_000_000,
+                 cost_matrix=None, random_state=None):
+        self.variant = variant
+        self.target_detection_rate = target_detection_rate
+        self.C_grid = C_grid
+        self.C1_grid = C1_grid
+        self.C_minus1_grid = C_minus1_grid
+        self.kernel = kernel
+        self.gamma = gamma
+        self.cv = cv
+        self.tol = tol
+        self.max_iter = max_iter
+        self.cost_matrix = cost_matrix
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Cross-validate the grid on (X, y), then refit the best point on all of it."""
+        d = self.target_detection_rate
+        if isinstance(d, bool) or not (isinstance(d, (int, float, np.integer, np.floating)) and 0 < d <= 1):
+            raise ValueError(f"target_detection_rate must be a number in (0, 1], got {d!r}")
+        grid = cost_grid(self.variant, self.C_grid, self.C1_grid, self.C_minus1_grid)
+        X, y, ys, template, scored = self._search(X, y, grid)
+        self.cv_results_ = []
+        for (C, C1, Cm1), scores in scored:
+            point = detection_at_rate(ys, scores, float(d), pos_label=1.0)
+            self.cv_results_.append({"C": C, "C1": C1, "C_minus1": Cm1, "threshold": point.threshold,
+                                     "detection_rate": point.detection_rate, "false_positives": point.false_positives})
+        best = min(self.cv_results_, key=lambda r: r["false_positives"])  # ties: the first in grid order
+        self.best_params_ = {"C": best["C"], "C1": best["C1"], "C_minus1": best["C_minus1"]}
+        self.threshold_ = best["threshold"]
+        self.cv_false_positives_ = best["false_positives"]
+        self.cv_detection_rate_ = best["detection_rate"]
+        # f >= threshold_ predicts positive; CostSensitiveSVC predicts f + threshold > 0
+        shift = -np.nextafter(self.threshold_, -np.inf)
+        self.best_estimator_ = template.set_params(**self.best_params_, threshold=0.0).fit(X, y)
+        self.best_estimator_.set_params(threshold=shift - self.best_estimator_.offset_)
+        return self
+
+
+class CostRatioSVC(_GridSVC):
+    """A :class:`CostSensitiveSVC` with C and the cost scale chosen for the lowest out-of-fold cost (Table V.1).
+
+    The thesis cross-validates the CS-SVM and BP-SVM parameters "subject to the constraint
+    C_1/C_{-1} = 5" on German Credit (Sec. V.E): here C_1 = r C_{-1} with r = C[1, 0]/C[0, 1] from
+    ``cost_matrix``, C_{-1} from ``C_minus1_grid`` (for "cs" only scales meeting V.39/V.42), and the
+    grid point whose out-of-fold predictions (sign of f, no threshold search) cost least wins (ties:
+    first in grid order).  "bm" moves its threshold by (r - 1)/(r + 1) and "svm" ignores costs, so
+    both search C only.  It is refitted on all training data.
+
+    Parameters: ``variant``, ``cost_matrix`` (2x2, required), ``C_grid``, ``C_minus1_grid``,
+    ``kernel``, ``gamma``, ``cv``, ``tol``, ``max_iter``, ``random_state`` as in
+    :class:`DetectionRateSVC`.  Fitted: ``best_params_``, ``cv_cost_`` (out-of-fold cost of the
+    chosen point), ``cv_results_``, ``best_estimator_``.
+    """
+
+    def __init__(self, variant="cs", cost_matrix=None, C_grid=(0.1, 1.0, 10.0), C_minus1_grid=(1.0, 2.0, 4.0),
+                 kernel="rbf", gamma="scale", cv="loo", tol=1e-3, max_iter=1_000_000, random_state=None):
+        self.variant = variant
+        self.cost_matrix = cost_matrix
+        self.C_grid = C_grid
+        self.C_minus1_grid = C_minus1_grid
+        self.kernel = kernel
+        self.gamma = gamma
+        self.cv = cv
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Cross-validate the grid on (X, y) by out-of-fold cost, then refit the best point on all of it."""
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant={self.variant!r} is not valid; choose one of {VARIANTS}")
+        if self.cost_matrix is None:
+            raise ValueError("CostRatioSVC needs cost_matrix (2x2, rows = true class in sorted label order); "
+                             "pass it or use DetectionRateSVC")
+        Cm = validate_cost_matrix(self.cost_matrix, 2)
+        ratio = float(Cm[1, 0] / Cm[0, 1])
+        Cs = list(dict.fromkeys(c for c, _, _ in cost_grid("bp", self.C_grid, [1.0], self.C_minus1_grid)))  # validated
+        if self.variant in ("bm", "svm"):  # svm ignores C1; bm's move (r - 1)/(r + 1) does not depend on the scale
+            grid = [(c, ratio, 1.0) for c in Cs]
+        else:
+            grid = [(c, ratio * float(s), float(s)) for c in Cs for s in self.C_minus1_grid
+                    if self.variant == "bp" or (s >= 1 and ratio * s >= 2 * s - 1)]
+        if not grid:
+            raise ValueError(f"no scale in C_minus1_grid={list(self.C_minus1_grid)} meets the CS-SVM constraints "
+                             f"C_minus1 >= 1 and C1 = {ratio:g} C_minus1 >= 2 C_minus1 - 1; add such scales")
+        X, y, ys, template, scored = self._search(X, y, grid)
+        offset = (ratio - 1) / (ratio + 1) if self.variant == "bm" else 0.0
+        self.cv_results_ = []
+        for (C, C1, Cm1), scores in scored:
+            pred = (scores + offset > 0).astype(int)
+            cost = float(np.sum(Cm[(ys > 0).astype(int), pred]))
+            self.cv_results_.append({"C": C, "C1": C1, "C_minus1": Cm1, "cost": cost})
+        best = min(self.cv_results_, key=lambda r: r["cost"])  # ties: the first in grid order
+        self.best_params_ = {k: best[k] for k in ("C", "C1", "C_minus1")}
+        self.cv_cost_ = best["cost"]
+        self.best_estimator_ = template.set_params(**self.best_params_).fit(X, y)
+        return self
