@@ -104,7 +104,8 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
     specs = table_specs(report.get("tables"), published, _select(cfg, "exp.datasets", default=[]),
                         list(_select(cfg, "exp.methods", default=[])))
     cells = {spec.id: reproduce(store, spec) for spec in specs}
-    comparison = compare(published, _concat(list(cells.values()), CELL_COLUMNS))
+    shown = published[published["table"].isin([spec.id for spec in specs])]
+    comparison = compare(shown, _concat(list(cells.values()), CELL_COLUMNS))
     (exp_dir / "tables").mkdir(parents=True, exist_ok=True)
     comparison.to_csv(exp_dir / "comparison.csv", index=False, float_format="%.10g")
     sections = []

@@ -68,8 +68,9 @@ def table_specs(entries, published: pd.DataFrame, datasets=(), methods=()) -> li
 
     Keys left out default to the published table of that id (rows, columns and labels in file
     order, metric = the unit of its non-rank cells, avg_rank iff it has an avg_rank row), then to
-    the experiment's ``datasets`` and ``methods``.  Published tables the config does not name are
-    appended with these defaults, so every published cell gets compared.
+    the experiment's ``datasets`` and ``methods``.  A config that names no table gets every
+    published table of its paper with these defaults; one that names tables gets just those, so
+    two experiments of one paper (e.g. Tables V.1 and V.2) each compare their own cells.
     """
     if isinstance(entries, Mapping):
         entries = [{"id": k, **(v or {})} for k, v in entries.items()]
@@ -77,8 +78,8 @@ def table_specs(entries, published: pd.DataFrame, datasets=(), methods=()) -> li
     for e in entries:
         if "id" not in e:
             raise ValueError(f"report.tables entry {e} has no id; give each table an id such as 'Table 2'")
-    named = {e["id"] for e in entries}
-    entries += [{"id": t} for t in dict.fromkeys(published["table"]) if t not in named]
+    if not entries:
+        entries = [{"id": t} for t in dict.fromkeys(published["table"])]
     return [_spec(e, published[published["table"] == e["id"]], datasets, methods) for e in entries]
 
 

@@ -108,7 +108,7 @@ def test_table_specs_default_to_published_and_config_overrides():
     assert spec.row_label("a") == "Set A" and spec.column_label("m2") == "M_2" and spec.slug == "t"
     specs = table_specs([{"id": "Table 9", "metric": "error", "column_labels": {"m1": "One"}}], pub,
                         datasets=["x"], methods=["m1"])
-    assert [s.id for s in specs] == ["Table 9", "T"]
+    assert [s.id for s in specs] == ["Table 9"]  # named tables only; unnamed ones are not appended
     assert (specs[0].rows, specs[0].columns, specs[0].column_label("m1"), specs[0].avg_rank) == (
         ["x"], ["m1"], "One", True)
     with pytest.raises(ValueError, match="no id"):
