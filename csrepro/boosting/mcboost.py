@@ -23,23 +23,30 @@ DECISIONS = ("argmax", "bayes")
 
 
 class _CoordinateStep:
-    """Buffers and kernel calls for updates of one predictor coordinate f_r (eqs. 30-32).
+    """Kernel calls for updates of one predictor coordinate f_r (eqs. 30-32).
 
     The score direction v = y_{., r} / 2 takes few distinct values (three for the Helmert
-    codewords), so the line search works on per-group sums prepared with the weights.
+    codewords), so the line search works on per-group sums prepared with the weights.  The
+    per-sample buffers in ``shared`` serve every coordinate, since the steps run one at a time.
     """
 
-    def __init__(self, kern, v, z, C, family, outer):
+    def __init__(self, kern, v, z, C, family, outer, shared):
         self.kern, self.z, self.C = kern, z, C
         self.family, self.outer = family, outer
         self.uniq, group = np.unique(v, return_inverse=True)
         self.group = np.ascontiguousarray(group, dtype=np.intp)
-        n, M, nu = len(z), len(v), len(self.uniq)
+        n, nu = len(z), len(self.uniq)
         pair = 2 if family == kern.FAMILIES["pairwise"] else 1
         self.off = np.ascontiguousarray(v[z]) if family == kern.FAMILIES["margin"] else np.zeros(n)
-        self.w, self.h, self.scale = np.empty(n), np.empty(n), np.empty(n)
+        self.w, self.h, self.scale, self.work_prepare = shared
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
-        self.work_prepare, self.work_line = np.empty((n, pair * M)), np.empty((n, pair * nu))
+        self.work_line = np.empty((n, pair * nu))
+
+    @staticmethod
+    def shared_buffers(n, M, family, kern):
+        """Per-sample weights, curvatures, scales and exp scratch shared by all coordinates."""
+        pair = 2 if family == kern.FAMILIES["pairwise"] else 1
+        return np.empty(n), np.empty(n), np.empty(n), np.empty((n, pair * M))
 
     def prepare(self, S, with_loss=False):
         """Boosting weights w^r (34)-(37) at scores S and the summed loss (if asked).
@@ -189,7 +196,8 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         coef = np.zeros((M - 1, X.shape[1]))
         intercept = np.zeros(M - 1)
         V = np.ascontiguousarray(0.5 * self.codewords_.T)  # row r: d S / d f_r
-        steps = [_CoordinateStep(kern, V[r], z, kC, family, outer) for r in range(M - 1)]
+        shared = _CoordinateStep.shared_buffers(n, M, family, kern)
+        steps = [_CoordinateStep(kern, V[r], z, kC, family, outer, shared) for r in range(M - 1)]
         train_loss = np.empty(self.n_estimators + 1)  # loss before each iteration, and at the end
         for t in range(self.n_estimators):
             for r, step in enumerate(steps):
