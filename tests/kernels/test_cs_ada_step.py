@@ -1,0 +1,72 @@
+"""The CS-AdaBoost step kernel against its NumPy reference and against (VI.39)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from csrepro._kernels import cs_ada_step, cs_ada_step_ref
+from csrepro._kernels.cs_ada_step_ref import loss_derivative, step_loss
+
+
+def _candidates(seed, n=40):
+    """Random class totals and candidate errors 0 <= b <= T+, 0 <= d <= T-, with a few edge cases."""
+    rng = np.random.default_rng(seed)
+    Tp, Tm = rng.uniform(0.05, 1.0, 2)
+    b, d = rng.uniform(0, Tp, n), rng.uniform(0, Tm, n)
+    b[:3], d[:3] = [0.0, Tp, 0.0], [0.0, Tm, Tm]  # perfect, all wrong, positives perfect / negatives all wrong
+    return b, d, Tp, Tm
+
+
+def _run(mod, b, d, Tp, Tm, C1, C2, amax=20.0):
+    alpha, loss = np.empty_like(b), np.empty_like(b)
+    mod.solve_steps(b, d, Tp, Tm, C1, C2, amax, 1e-13, 200, alpha, loss)
+    return alpha, loss
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), C1=st.floats(0.1, 10.0), C2=st.floats(0.1, 10.0))
+def test_kernel_matches_reference(seed, C1, C2):
+    b, d, Tp, Tm = _candidates(seed)
+    amax = 20.0 / max(C1, C2)
+    a_k, l_k = _run(cs_ada_step, b, d, Tp, Tm, C1, C2, amax)
+    a_r, l_r = _run(cs_ada_step_ref, b, d, Tp, Tm, C1, C2, amax)
+    np.testing.assert_allclose(a_k, a_r, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(l_k, l_r, rtol=1e-10)
+
+
+@pytest.mark.parametrize("C1, C2", [(1.0, 1.0), (2.0, 1.0), (1.0, 5.0), (7.5, 0.3)])
+def test_alpha_solves_vi39_and_minimises_vi42(C1, C2):
+    b, d, Tp, Tm = _candidates(3)
+    alpha, loss = _run(cs_ada_step, b[3:], d[3:], Tp, Tm, C1, C2)
+    lhs = 2 * C1 * b[3:] * np.cosh(C1 * alpha) + 2 * C2 * d[3:] * np.cosh(C2 * alpha)
+    rhs = C1 * Tp * np.exp(-C1 * alpha) + C2 * Tm * np.exp(-C2 * alpha)
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-10)  # (VI.39)
+    np.testing.assert_allclose(loss, step_loss(alpha, b[3:], d[3:], Tp, Tm, C1, C2), rtol=1e-14)
+    for h in (1e-4, -1e-4):  # a minimum: both neighbours cost more
+        assert np.all(step_loss(alpha + h, b[3:], d[3:], Tp, Tm, C1, C2) > loss)
+
+
+def test_vi42_derivative_by_finite_differences():
+    b, d, Tp, Tm = _candidates(5)
+    a, h = np.linspace(-2, 2, len(b)), 1e-6
+    fd = (step_loss(a + h, b, d, Tp, Tm, 3.0, 0.5) - step_loss(a - h, b, d, Tp, Tm, 3.0, 0.5)) / (2 * h)
+    np.testing.assert_allclose(loss_derivative(a, b, d, Tp, Tm, 3.0, 0.5), fd, rtol=1e-6, atol=1e-9)
+
+
+def test_equal_costs_give_adaboost_alpha():
+    """C1 = C2 = 1: alpha = 1/2 log((1 - err)/err) (VI.21) with normalised weights; C1 = C2 = c divides it by c."""
+    b, d, Tp, Tm = _candidates(7)
+    b, d, T = b[3:], d[3:], Tp + Tm
+    err = (b + d) / T
+    for c in (1.0, 2.5):
+        alpha, _ = _run(cs_ada_step, b, d, Tp, Tm, c, c)
+        np.testing.assert_allclose(alpha, 0.5 * np.log((1 - err) / err) / c, rtol=1e-13)
+
+
+def test_edge_cases_hit_the_bounds():
+    b, d, Tp, Tm = _candidates(11)
+    alpha, _ = _run(cs_ada_step, b[:3], d[:3], Tp, Tm, 4.0, 1.0, amax=3.0)
+    assert alpha[0] == 3.0 and alpha[1] == -3.0  # perfect / all wrong
+    # positives all right, negatives all wrong: C1 T+ e^{-C1 a} = C2 T- e^{C2 a}
+    assert alpha[2] == pytest.approx(np.log(4.0 * Tp / Tm) / 5.0, rel=1e-12)
