@@ -3,7 +3,7 @@ import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-KERNELS = ["exp_losses", "linear_scan", "smo", "cs_ada_step"]
+KERNELS = ["exp_losses", "linear_scan", "smo", "cs_ada_step", "histogram"]
 
 extensions = [
     Extension(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from csrepro.boosting.binary import AdaBoostClassifier, LogitBoostClassifier, RealBoostClassifier
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.svm import CostSensitiveSVC
 from csrepro.svm.selection import CostRatioSVC, DetectionRateSVC
@@ -31,6 +32,9 @@ METHODS: dict[str, MethodSpec] = {
     "bp_svm": MethodSpec(CostSensitiveSVC, {"variant": "bp"}, "Masnadi-Shirazi 2011 thesis eq. V.1"),
     "bm_svm": MethodSpec(CostSensitiveSVC, {"variant": "bm"}, "Masnadi-Shirazi 2011 thesis Sec. V.A (boundary movement)"),
     "svm": MethodSpec(CostSensitiveSVC, {"variant": "svm"}, "standard SVM (thesis Sec. V.D)", False),
+    "adaboost": MethodSpec(AdaBoostClassifier, {}, "Freund & Schapire 1997; thesis (VI.17)-(VI.22)", False),
+    "realboost": MethodSpec(RealBoostClassifier, {}, "Friedman, Hastie & Tibshirani 2000 Alg. 2; thesis (VI.23)-(VI.24)", False),
+    "logitboost": MethodSpec(LogitBoostClassifier, {}, "Friedman, Hastie & Tibshirani 2000 Alg. 3; thesis (VI.26)", False),
 }
 DETECTION_RATES = (80.0, 82.5, 85.0, 87.5, 90.0, 92.5, 95.0)  # thesis Sec. V.E: 80% to 95% in steps of 2.5%
 for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("svm", "svm")):

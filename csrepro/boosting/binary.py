@@ -1,0 +1,337 @@
+"""Binary boosting engine and the classic boosters: AdaBoost, RealBoost, LogitBoost.
+
+Labels: any two; ``classes_[1]`` is the positive class (y = +1), ``classes_[0]`` the negative
+(y = -1).  The predictor is the additive model F(x) = sum_m alpha_m h_m(x) (thesis (VI.13)),
+learned on features binned once per fit (:class:`~csrepro.weak.binning.BinnedData`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, posterior_cells, wls_channels
+from csrepro.weak.histograms import HistogramLearner
+from csrepro.weak.lines import LineLearner
+from csrepro.weak.stumps import StumpLearner
+from csrepro.weak.trees import TreeLearner
+
+__all__ = ["AdaBoostClassifier", "BinaryBoostClassifier", "BoostState", "LogitBoostClassifier",
+           "RealBoostClassifier", "logistic_inverse_link"]
+
+
+@dataclass(eq=False)
+class BoostState:
+    """Per-fit training state passed to the hooks; subclasses may add attributes.
+
+    ``y``: labels in {-1, +1}; ``F``: current scores F(x_i) (the base class adds each step);
+    ``w``: boosting weights; ``m``: index of the current iteration; ``stop``: set True in a
+    hook to end training after the current step.
+    """
+
+    y: np.ndarray
+    F: np.ndarray
+    w: np.ndarray
+    m: int = 0
+    stop: bool = False
+    info: dict = field(default_factory=dict)
+
+
+def logistic_inverse_link(F):
+    """P(y = +1 | x) = e^F / (e^F + e^-F) = 1 / (1 + e^{-2F}) (thesis (VI.16), (VI.25); FHT 2000)."""
+    return 0.5 * (1.0 + np.tanh(np.asarray(F, dtype=float)))
+
+
+class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
+    """Base of binary boosting: F(x) = sum_m alpha_m h_m(x), one binning per fit.
+
+    Each iteration m: ``channels, criterion = self._objective(state)``; the weak learner fits
+    them (:mod:`csrepro.weak.criteria`) giving h_m; ``alpha = self._coefficient(state, h, hx)``
+    with hx = h_m(x_i) on the training rows (None: stop without adding h_m); then the base sets
+    ``state.F += alpha * hx`` and calls ``self._update(state, alpha * hx)``.  Training ends after
+    ``n_estimators`` steps, when the weak learner returns None, or when a hook sets ``state.stop``.
+
+    Hooks for subclasses:
+
+    * ``_init_state(y) -> BoostState`` -- default: F = 0, w = 1/n.
+    * ``_objective(state) -> (channels, criterion)`` -- what the weak learner fits (required).
+    * ``_coefficient(state, h, hx) -> float | None`` -- the step alpha_m; default 1.
+    * ``_update(state, g)`` -- new weights after F += g (g = alpha h on the training rows); default: nothing.
+    * ``_inverse_link(F) -> P(y=+1|x)`` -- for predict_proba; default :func:`logistic_inverse_link`.
+    * ``WEAK_LEARNERS`` -- the names accepted by ``weak_learner``.
+
+    Parameters
+    ----------
+    n_estimators : int
+        Boosting iterations M.
+    weak_learner : {"stump", "tree4", "histogram", "line"} or a learner object
+        "stump": :class:`~csrepro.weak.stumps.StumpLearner`; "tree4":
+        :class:`~csrepro.weak.trees.TreeLearner` with four terminal nodes; "histogram":
+        :class:`~csrepro.weak.histograms.HistogramLearner` with ``hist_bins`` bins; "line":
+        :class:`~csrepro.weak.lines.LineLearner`.  Any object with ``fit(data, channels,
+        criterion)`` is used as is.  Which ones apply depends on the booster's criterion.
+    max_bins : int or None
+        None: one bin per distinct feature value (stumps and trees search all thresholds);
+        else at most ``max_bins`` equal-count bins per feature.
+    hist_bins : int
+        Bins per feature of the histogram weak learner (equal training counts).
+    smoothing : float
+        Pseudo-samples of mean weight added per class to each cell of posterior-type learners
+        (see :func:`~csrepro.weak.criteria.posterior_cells`).
+    backend : {"cython", "numpy"}
+        Histogram kernel or its NumPy reference (identical sums; for tests and benchmarks).
+    cost_matrix : None
+        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; the
+        cost-insensitive boosters ignore it.
+    random_state : None
+        Accepted for a uniform interface; training is deterministic (ties go to the lowest
+        feature index and threshold).
+
+    Attributes
+    ----------
+    classes_, estimators_ (weak hypotheses, each with ``predict(X)``), estimator_weights_
+    (alpha_m), n_estimators_ (steps actually taken), n_features_in_.
+    """
+
+    WEAK_LEARNERS = ("stump", "tree4", "histogram", "line")
+
+    def __init__(self, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16, smoothing=1.0,
+                 backend="cython", cost_matrix=None, random_state=None):
+        self.n_estimators = n_estimators
+        self.weak_learner = weak_learner
+        self.max_bins = max_bins
+        self.hist_bins = hist_bins
+        self.smoothing = smoothing
+        self.backend = backend
+        self.cost_matrix = cost_matrix
+        self.random_state = random_state
+
+    # ----- hooks -----------------------------------------------------------------------------
+    def _init_state(self, y):
+        n = len(y)
+        return BoostState(y=y, F=np.zeros(n), w=np.full(n, 1.0 / n))
+
+    def _objective(self, state):
+        raise NotImplementedError
+
+    def _coefficient(self, state, h, hx):
+        return 1.0
+
+    def _update(self, state, g):
+        pass
+
+    def _inverse_link(self, F):
+        return logistic_inverse_link(F)
+
+    # ----- engine ----------------------------------------------------------------------------
+    def _make_learner(self):
+        wl = self.weak_learner
+        if not isinstance(wl, str):
+            if not callable(getattr(wl, "fit", None)):
+                raise ValueError(f"weak_learner must be one of {self.WEAK_LEARNERS} or an object with "
+                                 f"fit(data, channels, criterion), got {wl!r}")
+            return wl
+        if wl not in self.WEAK_LEARNERS:
+            raise ValueError(f"weak_learner={wl!r} is not valid for {type(self).__name__}; "
+                             f"choose one of {self.WEAK_LEARNERS}")
+        return {"stump": StumpLearner, "tree4": lambda: TreeLearner(4),
+                "histogram": lambda: HistogramLearner(self.hist_bins), "line": LineLearner}[wl]()
+
+    def _check_params(self):
+        if not (isinstance(self.n_estimators, (int, np.integer)) and self.n_estimators >= 0):
+            raise ValueError(f"n_estimators must be a non-negative integer, got {self.n_estimators!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend={self.backend!r} is not valid; choose one of {sorted(BACKENDS)}")
+        return self._make_learner()
+
+    def _validate_training(self, X, y):
+        """Finite float X, labels as +-1 (``classes_[1]`` -> +1); errors name the problem and the fix."""
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) > 2:
+            raise ValueError(
+                f"Only binary classification is supported: {type(self).__name__} needs exactly 2 classes, but "
+                f"the training labels hold {len(self.classes_)} ({self.classes_.tolist()[:5]}); use a "
+                "multiclass method")
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs 2 classes but the training labels hold only 1 class "
+                f"({self.classes_[0]!r}); a single-class training fold cannot train a classifier (use a stratified split)")
+        return X, np.where(y == self.classes_[1], 1.0, -1.0)
+
+    def fit(self, X, y):
+        """Run up to ``n_estimators`` boosting iterations on (X, y)."""
+        learner = self._check_params()
+        X, ypm = self._validate_training(X, y)
+        data = BinnedData(X, self.max_bins, self.backend)
+        state = self._init_state(ypm)
+        estimators, alphas = [], []
+        for m in range(self.n_estimators):
+            state.m = m
+            channels, criterion = self._objective(state)
+            h = learner.fit(data, channels, criterion)
+            if h is None:
+                break
+            hx = h.predict(X)
+            alpha = self._coefficient(state, h, hx)
+            if alpha is None:
+                break
+            g = alpha * hx
+            state.F += g
+            self._update(state, g)
+            estimators.append(h)
+            alphas.append(float(alpha))
+            if state.stop:
+                break
+        self.estimators_ = estimators
+        self.estimator_weights_ = np.array(alphas)
+        self.n_estimators_ = len(estimators)
+        return self
+
+    def _raw(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def staged_decision_function(self, X):
+        """Yield F(x) after each iteration 1..n_estimators_ (for per-iteration error curves)."""
+        X = self._raw(X)
+        F = np.zeros(len(X))
+        for h, a in zip(self.estimators_, self.estimator_weights_):
+            F = F + a * h.predict(X)
+            yield F
+
+    def decision_function(self, X):
+        """F(x) = sum_m alpha_m h_m(x); positive favours ``classes_[1]``."""
+        X = self._raw(X)
+        F = np.zeros(len(X))
+        for h, a in zip(self.estimators_, self.estimator_weights_):
+            F += a * h.predict(X)
+        return F
+
+    def predict(self, X):
+        """``classes_[1]`` where F(x) > 0, else ``classes_[0]`` (h(x) = sgn F(x))."""
+        F = self.decision_function(X)
+        return self.classes_[(F > 0).astype(int)]
+
+    def staged_predict(self, X):
+        """Yield the predictions after each iteration."""
+        for F in self.staged_decision_function(X):
+            yield self.classes_[(F > 0).astype(int)]
+
+    def predict_proba(self, X):
+        """Columns (P(classes_[0] | x), P(classes_[1] | x)) through the booster's inverse link of F."""
+        p = self._inverse_link(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def _exp_output(Wp, Wn):
+    return 0.5 * np.log(Wp / Wn)
+
+
+def _exp_loss(Wp, Wn, f):
+    return Wp * np.exp(-f) + Wn * np.exp(f)
+
+
+class AdaBoostClassifier(BinaryBoostClassifier):
+    """Discrete AdaBoost (Freund & Schapire 1997; thesis Sec. VI.C.1).
+
+    Weights start uniform; each iteration picks the {-1, +1} weak learner g of smallest weighted
+    error err (VI.18)-(VI.19) ("stump" or "tree4"), steps alpha = 1/2 log((1 - err) / err)
+    (VI.21), and reweights w_i <- w_i e^{-y_i alpha g(x_i)} (VI.22), normalised to sum 1.
+    Training stops when err >= 1/2 (no progress possible), and after a weak learner with
+    err = 0, whose step is then computed with err = 1e-10 (a finite stand-in for alpha = inf).
+    """
+
+    WEAK_LEARNERS = ("stump", "tree4")
+    ERR_FLOOR = 1e-10
+
+    def _objective(self, state):
+        return class_channels(state.w, state.y), Discrete(lambda pos, neg: pos[:, 1] + neg[:, 0])
+
+    def _coefficient(self, state, h, hx):
+        err = float(state.w[hx != state.y].sum() / state.w.sum())
+        if err >= 0.5:
+            return None
+        if err <= self.ERR_FLOOR:
+            state.stop, err = True, self.ERR_FLOOR
+        return 0.5 * np.log((1.0 - err) / err)
+
+    def _update(self, state, g):
+        state.w = state.w * np.exp(-state.y * g)
+        state.w /= state.w.sum()
+
+
+class RealBoostClassifier(BinaryBoostClassifier):
+    """Real AdaBoost (Friedman, Hastie & Tibshirani 2000, Algorithm 2; thesis Sec. VI.C.2).
+
+    Each iteration fits the weighted class posterior P_w(y = 1 | x) per cell of the weak
+    learner ("histogram": bins of one feature; "stump", "tree4": leaves), regularised by
+    ``smoothing`` (see :func:`~csrepro.weak.criteria.posterior_cells`), sets the step to
+    G(x) = 1/2 log(P_w(1|x) / P_w(-1|x)) (VI.23), chooses the feature / split minimising
+    Z = sum_i w_i e^{-y_i G(x_i)} (Schapire & Singer 1999; = sum_cells 2 sqrt(W+ W-) without
+    smoothing), and reweights w_i <- w_i e^{-y_i G(x_i)} (VI.24), normalised to sum 1.
+    """
+
+    WEAK_LEARNERS = ("histogram", "stump", "tree4")
+
+    def __init__(self, n_estimators=100, weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0,
+                 backend="cython", cost_matrix=None, random_state=None):
+        super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+
+    def _objective(self, state):
+        channels = class_channels(state.w, state.y)
+        return channels, posterior_cells(_exp_output, _exp_loss, channels, self.smoothing)
+
+    def _update(self, state, g):
+        state.w = state.w * np.exp(-state.y * g)
+        state.w /= state.w.sum()
+
+
+class LogitBoostClassifier(BinaryBoostClassifier):
+    """LogitBoost, two classes (Friedman, Hastie & Tibshirani 2000, Algorithm 3; thesis Sec. VI.C.3).
+
+    With p(x) = e^F / (e^F + e^-F) (VI.16) and y* = (y + 1)/2: working responses
+    z = (y* - p) / (p (1 - p)) and weights w = p (1 - p) (VI.26); the weak learner ("stump":
+    regression stump, "tree4": regression tree, "histogram": per-bin weighted means, "line":
+    a x_j + b) is the weighted least-squares fit f of z, and F <- F + f / 2.  Numerical
+    safeguards as FHT recommend (Sec. 6): z clipped to [-z_max, z_max] (``z_max``, FHT
+    suggest 2 to 4) and w floored at 2 x machine epsilon.
+    """
+
+    WEAK_LEARNERS = ("stump", "tree4", "histogram", "line")
+    W_FLOOR = 2 * np.finfo(float).eps
+
+    def __init__(self, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16, smoothing=1.0,
+                 z_max=4.0, backend="cython", cost_matrix=None, random_state=None):
+        super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.z_max = z_max
+
+    def _check_params(self):
+        if not (np.isfinite(self.z_max) and self.z_max > 0):
+            raise ValueError(f"z_max must be a positive number (FHT 2000 suggest 2 to 4), got {self.z_max!r}")
+        return super()._check_params()
+
+    def _objective(self, state):
+        p = logistic_inverse_link(state.F)
+        w = np.maximum(p * (1.0 - p), self.W_FLOOR)
+        z = np.clip((0.5 * (state.y + 1.0) - p) / w, -self.z_max, self.z_max)
+        state.w = w
+        return wls_channels(w, z), LeastSquares()
+
+    def _coefficient(self, state, h, hx):
+        return 0.5

@@ -1,0 +1,125 @@
+"""Feature binning, done once per boosting fit, and the histogram pass over the binned data.
+
+Each feature's distinct training values are sorted into bins; thresholds lie between
+consecutive bins (the midpoint of the neighbouring values), so a split "bin <= b" on training
+codes is the raw rule ``x <= thresholds[j][b]`` and fitted weak learners predict on raw
+features.  By default every distinct value has its own bin: stumps and trees then search all
+thresholds, exactly.  ``max_bins`` caps the bins per feature by grouping consecutive values into
+bins of about equal training counts (quantiles).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from csrepro._kernels import histogram, histogram_ref
+
+BACKENDS = {"cython": histogram, "numpy": histogram_ref}
+
+
+def quantile_groups(counts: np.ndarray, max_groups: int | None) -> np.ndarray:
+    """Start index of each group when consecutive cells with ``counts`` form <= ``max_groups`` groups.
+
+    Groups hold about equal total counts: a group ends after the cell where the cumulative count
+    first reaches the next multiple of total / max_groups.  None (or enough groups): one cell each.
+    """
+    n_cells = len(counts)
+    if max_groups is None or n_cells <= max_groups:
+        return np.arange(n_cells)
+    cum = np.cumsum(counts)
+    targets = cum[-1] * np.arange(1, max_groups) / max_groups
+    ends = np.unique(np.searchsorted(cum, targets, side="left"))  # last cell of each group but the final one
+    ends = ends[ends < n_cells - 1]
+    return np.concatenate([[0], ends + 1])
+
+
+@dataclass(frozen=True, eq=False)
+class BinMapper:
+    """Per-feature bins: ``thresholds[j]`` (increasing, n_bins[j] - 1 values), code(x) = #{thresholds < x}.
+
+    ``values[j][b]`` is the mean of the training values in bin b and ``counts[j][b]`` their number.
+    """
+
+    thresholds: tuple
+    values: tuple
+    counts: tuple
+
+    @classmethod
+    def fit(cls, X: np.ndarray, max_bins: int | None = None) -> "BinMapper":
+        """Bins of each column of finite ``X``: one per distinct value, or <= ``max_bins`` quantile bins."""
+        if max_bins is not None and not (isinstance(max_bins, (int, np.integer)) and max_bins >= 2):
+            raise ValueError(f"max_bins must be None (all thresholds) or an integer >= 2, got {max_bins!r}")
+        thresholds, values, counts = [], [], []
+        for col in np.asarray(X, dtype=np.float64).T:
+            u, c = np.unique(col, return_counts=True)
+            starts = quantile_groups(c, max_bins)
+            mid = u[starts[1:] - 1] + 0.5 * (u[starts[1:]] - u[starts[1:] - 1])
+            # adjacent floats: the midpoint may round up to the next value; keep u_b <= t < u_{b+1}
+            thresholds.append(np.where(mid < u[starts[1:]], mid, u[starts[1:] - 1]))
+            cb = np.add.reduceat(c, starts)
+            counts.append(cb)
+            values.append(np.add.reduceat(u * c, starts) / cb)
+        return cls(tuple(thresholds), tuple(values), tuple(counts))
+
+    @cached_property
+    def n_bins(self) -> np.ndarray:
+        """Bins per feature, shape (d,)."""
+        return np.array([len(t) + 1 for t in self.thresholds], dtype=np.intp)
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """Start of each feature's bins on the flat bin axis, shape (d,) (np.intp)."""
+        return np.concatenate([[0], np.cumsum(self.n_bins)[:-1]]).astype(np.intp)
+
+    @property
+    def total_bins(self) -> int:
+        return int(self.n_bins.sum())
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """Integer codes, C-contiguous int32 array (n, d)."""
+        X = np.asarray(X, dtype=np.float64)
+        codes = np.empty(X.shape, dtype=np.int32)
+        for j, t in enumerate(self.thresholds):
+            codes[:, j] = np.searchsorted(t, X[:, j], side="left")
+        return codes
+
+
+class BinnedData:
+    """Training features binned once per fit: raw ``X``, ``codes`` (n, d) int32, the ``mapper``.
+
+    ``histogram(channels, samples)`` is the one per-sample pass every weak learner uses.
+    """
+
+    def __init__(self, X: np.ndarray, max_bins: int | None = None, backend: str = "cython"):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend={backend!r} is not valid; choose one of {sorted(BACKENDS)}")
+        self.X = np.ascontiguousarray(X, dtype=np.float64)
+        self.mapper = BinMapper.fit(self.X, max_bins)
+        self.codes = self.mapper.transform(self.X)
+        self.kernel = BACKENDS[backend]
+        self.n_samples, self.n_features = self.X.shape
+
+    def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None) -> np.ndarray:
+        """Sums of ``channels`` (n, k) per flat bin, shape (total_bins, k), over ``samples`` (None: all)."""
+        channels = np.ascontiguousarray(channels, dtype=np.float64)
+        out = np.empty((self.mapper.total_bins, channels.shape[1]))
+        return self.kernel.histogram(self.codes, self.mapper.offsets, channels, samples, out)
+
+    @cached_property
+    def candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Split candidates "code <= b" on the flat bin axis: (flat index, feature, bin b).
+
+        Every bin but a feature's last one; features with one bin give none.
+        """
+        m = self.mapper
+        last = m.offsets + m.n_bins - 1
+        flat = np.setdiff1d(np.arange(m.total_bins), last)
+        feature = np.searchsorted(m.offsets, flat, side="right") - 1
+        return flat, feature, flat - m.offsets[feature]
+
+    def threshold(self, feature: int, b: int) -> float:
+        """Raw threshold of the split "code <= b" of ``feature``."""
+        return float(self.mapper.thresholds[feature][b])

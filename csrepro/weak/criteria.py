@@ -1,0 +1,99 @@
+"""What a weak learner fits: per-sample channels, and a criterion on their sums, both set by the booster.
+
+A weak learner partitions the samples into cells (the two sides of a stump, the leaves of a
+tree, the bins of a histogram) and only ever sees per-cell sums S of per-sample ``channels``
+(n, k), computed by the histogram kernel.  Two kinds of criterion:
+
+* :class:`Discrete` -- weak learners with outputs in {-1, +1} (AdaBoost-style stumps, trees):
+  every candidate g is scored by ``score(pos, neg)``, where ``pos`` / ``neg`` (C, k) are the
+  channel sums over the samples g maps to +1 / -1; the smallest score wins.  With
+  :func:`class_channels`, ``pos[:, 0]`` is the weight of positives classified +1,
+  ``pos[:, 1]`` of negatives classified +1, ``neg[:, 0]`` of positives classified -1,
+  ``neg[:, 1]`` of negatives classified -1 (the four totals of (VI.40)-(VI.41)).
+* :class:`Cells` -- real-valued weak learners (RealBoost-style histograms, regression stumps,
+  trees): cell c outputs ``value(S_c)`` and a candidate's loss is sum_c ``loss(S_c, value(S_c))``;
+  the smallest wins.  Both callables are vectorised over leading axes of S (..., k).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["Cells", "Discrete", "LeastSquares", "class_channels", "posterior_cells", "wls_channels"]
+
+
+@dataclass(frozen=True)
+class Discrete:
+    """Criterion of {-1, +1}-valued weak learners: ``score(pos, neg) -> (C,)``, lower is better."""
+
+    score: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Criterion of real-valued weak learners: cell output ``value(S)``, cell loss ``loss(S, value)``."""
+
+    value: Callable[[np.ndarray], np.ndarray]
+    loss: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def class_channels(w: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Channels (w_i 1[y_i = +1], w_i 1[y_i = -1]), shape (n, 2), for labels y in {-1, +1}."""
+    pos = y > 0
+    return np.ascontiguousarray(np.column_stack([np.where(pos, w, 0.0), np.where(pos, 0.0, w)]))
+
+
+def wls_channels(w: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """Channels (w_i, w_i z_i), shape (n, 2), of a weighted least-squares fit of responses z."""
+    return np.ascontiguousarray(np.column_stack([w, w * z]))
+
+
+def posterior_cells(output, loss, channels: np.ndarray, smoothing: float = 1.0) -> Cells:
+    """Cells on :func:`class_channels` with regularised posteriors (no empty-cell blow-ups).
+
+    A cell with class sums (W+, W-) outputs ``output(W+ + eps, W- + eps)`` and costs
+    ``loss(W+, W-, f)`` on its unregularised sums, where eps = ``smoothing`` * (sum of all
+    weights) / n: each class gets ``smoothing`` pseudo-samples of the mean weight in every cell
+    (Laplace smoothing; an empty cell has posterior 1/2).  E.g. RealBoost (FHT 2000, Alg. 2;
+    thesis (VI.23)): ``output = 1/2 log(Wp / Wn)``, ``loss = Wp e^{-f} + Wn e^{f}``.
+    """
+    if not (np.isfinite(smoothing) and smoothing > 0):
+        raise ValueError(f"smoothing must be > 0 (pseudo-samples per class and cell), got {smoothing!r}")
+    eps = smoothing * channels.sum() / len(channels)
+    if not eps > 0:
+        eps = np.finfo(float).tiny  # all weights zero: every output is output(eps, eps)
+
+    def value(S):
+        return output(S[..., 0] + eps, S[..., 1] + eps)
+
+    def cell_loss(S, f):
+        return loss(S[..., 0], S[..., 1], f)
+
+    return Cells(value, cell_loss)
+
+
+@dataclass(frozen=True)
+class LeastSquares:
+    """Cells criterion of weighted least squares on :func:`wls_channels` (S = (sum w, sum w z)).
+
+    value = sum wz / (sum w + ridge) (the weighted mean of z, shrunk towards 0 by ``ridge``);
+    loss = -(sum wz)^2 / (sum w + ridge), the cell's weighted SSE minus the constant sum w z^2
+    (at ridge 0).  A cell without weight outputs 0.  It is also the criterion of the line
+    learner, which fits a z ~ a x_j + b (and ignores ``ridge``).
+    """
+
+    ridge: float = 0.0
+
+    def __post_init__(self):
+        if not (np.isfinite(self.ridge) and self.ridge >= 0):
+            raise ValueError(f"ridge must be >= 0, got {self.ridge!r}")
+
+    def value(self, S):
+        den = S[..., 0] + self.ridge
+        return np.divide(S[..., 1], den, out=np.zeros(np.shape(den)), where=den > 0)
+
+    def loss(self, S, f):
+        return -S[..., 1] * self.value(S)

@@ -1,0 +1,62 @@
+"""Regression lines g(x) = a x_j + b by weighted least squares on working responses (LogitBoost-style).
+
+For :func:`~csrepro.weak.criteria.wls_channels` (w, w z), each feature j gets the fit of
+(VI.48) in the closed form (VI.52)-(VI.53), and the feature of smallest weighted squared error
+(VI.51) is chosen.  The sums <x_j>_w, <x_j^2>_w, <x_j z>_w are matrix-vector products over the
+raw features (exact, whatever the binning).  See :class:`csrepro.weak.LinearWeakLearner` for
+the variant fitting -sign(w) with weights |w| used by MCBoost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from csrepro.weak.binning import BinnedData
+from csrepro.weak.criteria import LeastSquares
+
+CONST_TOL = 1e-12  # relative weighted variance below which a feature counts as constant
+
+
+@dataclass(frozen=True, eq=False)
+class Line:
+    """A fitted g(x) = a * x[:, feature] + b; ``score`` = weighted SSE minus sum w z^2."""
+
+    feature: int
+    a: float
+    b: float
+    score: float
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """g(x) for each row of X."""
+        return self.a * X[:, self.feature] + self.b
+
+
+class LineLearner:
+    """Best single-feature weighted least-squares line (ties: lowest feature index)."""
+
+    def __init__(self):
+        self._squares = (None, None)
+
+    def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Line | None:
+        """The line minimising (VI.51); None when all weights are zero."""
+        if not isinstance(criterion, LeastSquares):
+            raise TypeError("the line learner fits weighted least squares; give it a LeastSquares criterion "
+                            "with wls_channels(w, z)")
+        if self._squares[0] is not data:
+            self._squares = (data, data.X * data.X)
+        X, X2 = data.X, self._squares[1]
+        W, Z = channels.sum(axis=0)
+        if not W > 0:
+            return None
+        sx, sxz = (X.T @ channels).T
+        sxx = X2.T @ channels[:, 0]
+        var = W * sxx - sx * sx  # denominator of (VI.52)-(VI.53), times 1
+        cov = W * sxz - sx * Z
+        ok = var > CONST_TOL * W * sxx
+        gain = np.where(ok, cov * cov / np.where(ok, var, 1.0), 0.0) / W
+        j = int(np.argmax(gain))
+        a = cov[j] / var[j] if ok[j] else 0.0
+        b = (Z - a * sx[j]) / W
+        return Line(j, float(a), float(b), float(-(Z * Z / W + gain[j])))

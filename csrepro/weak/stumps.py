@@ -1,0 +1,57 @@
+"""Decision stumps over binned features: h(x) = left if x_j <= t else right, all features and thresholds.
+
+With a :class:`~csrepro.weak.criteria.Discrete` criterion the outputs are -1/+1 (threshold and
+polarity, the binary rules of AdaBoost, thesis (VI.17)); with a Cells criterion (e.g.
+:class:`~csrepro.weak.criteria.LeastSquares` for LogitBoost's regression stumps, or
+:func:`~csrepro.weak.criteria.posterior_cells` for RealBoost) each side outputs its cell value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from csrepro.weak.binning import BinnedData
+from csrepro.weak.criteria import Discrete
+from csrepro.weak.splits import cell_losses, discrete_scores, scan_node
+
+
+@dataclass(frozen=True, eq=False)
+class Stump:
+    """A fitted stump.  Cells are (left, right): ``values`` (2,) outputs, ``cell_sums`` (2, k)
+    channel sums of the training samples on each side; ``score`` is the criterion's value."""
+
+    feature: int
+    threshold: float
+    values: np.ndarray
+    cell_sums: np.ndarray
+    score: float
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """h(x) for each row of X."""
+        return np.where(X[:, self.feature] <= self.threshold, self.values[0], self.values[1])
+
+
+class StumpLearner:
+    """Best stump for channels and a criterion; ties go to the lowest feature, then threshold,
+    then (discrete) the polarity "+1 above the threshold"."""
+
+    def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Stump | None:
+        """The stump minimising ``criterion``; None when every feature is constant."""
+        scan = scan_node(data, data.histogram(channels))
+        flat, feature, b = data.candidates
+        C = len(flat)
+        if C == 0:
+            return None
+        if isinstance(criterion, Discrete):
+            scores = discrete_scores(scan, criterion)
+            best = int(np.argmin(scores))
+            c, flip = best % C, best >= C
+            values = np.array([1.0, -1.0]) if flip else np.array([-1.0, 1.0])
+        else:
+            scores = cell_losses(scan, criterion)
+            c = best = int(np.argmin(scores))
+            values = np.array([criterion.value(scan.L[c]), criterion.value(scan.R[c])], dtype=float)
+        return Stump(int(feature[c]), data.threshold(int(feature[c]), int(b[c])), values,
+                     np.vstack([scan.L[c], scan.R[c]]), float(scores[best]))

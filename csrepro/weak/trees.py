@@ -1,0 +1,141 @@
+"""Small trees grown best-first over binned features (default: four terminal nodes, three splits).
+
+Each step splits the leaf and threshold that most lower the criterion (the scan of
+:mod:`csrepro.weak.splits`, as for stumps, on the leaf's histogram).  A child's histogram
+comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it.
+
+* Cells criterion: leaves output ``criterion.value`` of their sums; a split must lower the
+  summed cell loss (e.g. weighted SSE for regression trees, (VI.44) for CS-RealBoost).
+* Discrete criterion: leaves are labelled -1/+1 and the whole tree is scored by
+  ``criterion.score(pos, neg)`` on the sums of the samples it maps to +1 / -1 (e.g. the
+  weighted error for AdaBoost, (VI.42) for CS-AdaBoost).  A split keeps the other leaves'
+  labels and gives its children opposite labels (equal labels would change nothing).
+
+The root split is always made (a two-leaf tree is the stump of
+:class:`~csrepro.weak.stumps.StumpLearner`); later splits only when they lower the criterion,
+so a tree may have fewer than ``max_leaves`` leaves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from csrepro.weak.binning import BinnedData
+from csrepro.weak.criteria import Discrete
+from csrepro.weak.splits import cell_losses, discrete_scores, scan_node
+
+
+@dataclass(frozen=True, eq=False)
+class Tree:
+    """A fitted tree.  Node arrays: ``feature`` (-1 at leaves), ``threshold``, children ``left`` /
+    ``right``, ``leaf`` (cell index at leaves, -1 inside); cells: ``values``, ``cell_sums``."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    leaf: np.ndarray
+    values: np.ndarray
+    cell_sums: np.ndarray
+    score: float
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Leaf (cell) index of each row of X."""
+        out = np.empty(len(X), dtype=np.intp)
+        stack = [(0, np.arange(len(X)))]
+        while stack:
+            node, rows = stack.pop()
+            if self.feature[node] < 0:
+                out[rows] = self.leaf[node]
+                continue
+            go_left = X[rows, self.feature[node]] <= self.threshold[node]
+            stack += [(self.left[node], rows[go_left]), (self.right[node], rows[~go_left])]
+        return out
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """h(x) for each row of X."""
+        return self.values[self.apply(X)]
+
+
+class _Leaf:
+    """A leaf while growing: node id, rows (None: all), histogram, candidate scan, label."""
+
+    def __init__(self, node, rows, H, data):
+        self.node, self.rows, self.H = node, rows, H
+        self.scan = scan_node(data, H, rows)
+        self.label = 0.0
+
+
+class TreeLearner:
+    """Best-first tree with at most ``max_leaves`` terminal nodes (``max_leaves - 1`` splits)."""
+
+    def __init__(self, max_leaves: int = 4):
+        if not (isinstance(max_leaves, (int, np.integer)) and max_leaves >= 2):
+            raise ValueError(f"max_leaves must be an integer >= 2, got {max_leaves!r}")
+        self.max_leaves = int(max_leaves)
+
+    def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Tree | None:
+        """The greedily grown tree; None when every feature is constant."""
+        channels = np.ascontiguousarray(channels, dtype=np.float64)
+        flat, feature, b = data.candidates
+        C = len(flat)
+        if C == 0:
+            return None
+        discrete = isinstance(criterion, Discrete)
+        nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
+        leaves = [_Leaf(0, None, data.histogram(channels), data)]
+        zero = np.zeros(channels.shape[1])
+        current = np.inf
+        while len(leaves) < self.max_leaves:
+            if discrete:
+                pos = sum((lf.scan.total for lf in leaves if lf.label > 0), zero)
+                neg = sum((lf.scan.total for lf in leaves if lf.label < 0), zero)
+                if leaves[0].label != 0:
+                    current = float(criterion.score(pos[None], neg[None])[0])
+                scores = [discrete_scores(lf.scan, criterion, pos - lf.scan.total * (lf.label > 0),
+                                          neg - lf.scan.total * (lf.label < 0)) for lf in leaves]
+            else:
+                here = [float(criterion.loss(lf.scan.total, criterion.value(lf.scan.total))) for lf in leaves]
+                scores = [cell_losses(lf.scan, criterion) - h for lf, h in zip(leaves, here)]
+                current = 0.0 if len(leaves) > 1 else np.inf
+            best_leaf = int(np.argmin([s.min() for s in scores]))
+            best = int(np.argmin(scores[best_leaf]))
+            if not scores[best_leaf][best] < current:
+                break
+            leaf = leaves.pop(best_leaf)
+            c, flip = best % C, best >= C
+            j, bin_ = int(feature[c]), int(b[c])
+            rows = np.arange(data.n_samples) if leaf.rows is None else leaf.rows
+            go_left = data.codes[rows, j] <= bin_
+            kids = [rows[go_left], rows[~go_left]]
+            small = 0 if len(kids[0]) <= len(kids[1]) else 1
+            H_small = data.histogram(channels, kids[small])
+            H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
+            ids = [len(nodes["feature"]), len(nodes["feature"]) + 1]
+            for key, val in (("feature", j), ("threshold", data.threshold(j, bin_)), ("left", ids[0]), ("right", ids[1])):
+                nodes[key][leaf.node] = val
+            for key, val in (("feature", -1), ("threshold", np.nan), ("left", -1), ("right", -1)):
+                nodes[key] += [val, val]
+            new = [_Leaf(ids[s], kids[s], H[s], data) for s in (0, 1)]
+            if discrete:
+                new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
+            leaves[best_leaf:best_leaf] = new
+        return self._tree(nodes, leaves, criterion, discrete)
+
+    @staticmethod
+    def _tree(nodes, leaves, criterion, discrete) -> Tree:
+        sums = np.array([lf.scan.total for lf in leaves])
+        if discrete:
+            values = np.array([lf.label for lf in leaves])
+            score = criterion.score(sums[values > 0].sum(0)[None], sums[values < 0].sum(0)[None])[0]
+        else:
+            values = np.asarray(criterion.value(sums), dtype=float)
+            score = criterion.loss(sums, values).sum()
+        leaf = np.full(len(nodes["feature"]), -1, dtype=np.intp)
+        for i, lf in enumerate(leaves):
+            leaf[lf.node] = i
+        return Tree(np.array(nodes["feature"], dtype=np.intp), np.array(nodes["threshold"], dtype=float),
+                    np.array(nodes["left"], dtype=np.intp), np.array(nodes["right"], dtype=np.intp),
+                    leaf, values, sums, float(score))
