@@ -1,0 +1,173 @@
+"""Model selection for a target detection rate (Masnadi-Shirazi thesis, Sec. VI.E; Sec. V.E for the SVMs).
+
+"The training set [is] split into five folds, four of which were used for training and one for
+validation.  The latter served to tune parameters (cost parameters and classifier threshold) so as
+to minimize ... the number of false positives at a given detection rate" (Sec. VI.E).
+:class:`DetectionRateClassifier` does this for any scikit-learn classifier and parameter grid:
+every grid point is scored by its pooled out-of-fold decision values, its threshold is the
+largest one meeting the detection rate (:func:`csrepro.metrics.detection_at_rate`), the point with
+the fewest out-of-fold false positives wins (ties: first in grid order), and it is refitted on
+all training data with that cross-validated threshold.  (:class:`csrepro.svm.selection.
+DetectionRateSVC` is the same protocol with warm-started SMO solves for the Ch. V SVMs.)
+
+The out-of-fold scores and refits do not depend on the target rate, so they are kept in a small
+per-process memo keyed by (estimator, grid, folds, training data): the method ids of one method
+at five detection rates, run one after the other on a trial's training part, share one
+cross-validation.  The inner folds are seeded by ``cv_seed``, not by ``random_state`` (which
+the runner derives from the method id), so that they are shared too; ``cv_seed`` also seeds
+randomised estimators (random forests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.model_selection import LeaveOneOut, ParameterGrid, StratifiedKFold
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csrepro.metrics import detection_at_rate
+
+__all__ = ["DetectionRateClassifier", "clear_memo"]
+
+_MEMO: OrderedDict = OrderedDict()
+MEMO_SIZE = 8
+
+
+def clear_memo() -> None:
+    """Forget all memoised cross-validations (e.g. before timing a fit)."""
+    _MEMO.clear()
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.sha1()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(str((a.dtype, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
+    """``estimator`` with parameters from ``param_grid`` and a threshold meeting a detection rate.
+
+    Parameters
+    ----------
+    estimator : binary classifier with ``decision_function`` (> 0 predicts its ``classes_[1]``).
+    param_grid : dict or list of dicts (``sklearn.model_selection.ParameterGrid``); None = {}.
+    target_detection_rate : float in (0, 1]
+        Fraction of the positives (``classes_[1]``) the out-of-fold predictions must detect.
+    cv : int >= 2 or "loo"
+        Stratified k-fold (the thesis' five folds, Sec. VI.E) or leave-one-out.
+    cv_seed : int
+        Seed of the stratified shuffle and of the estimator's ``random_state`` when it has one
+        (shared by all rates and methods of a training part).
+    cost_matrix, random_state : ignored
+        Accepted for the runner's interface: the detection-rate target replaces costs, and the
+        runner's per-method seed would stop the rates from sharing their cross-validation.
+
+    Fitted: ``best_params_``, ``threshold_`` (cross-validated threshold on the decision values),
+    ``cv_false_positives_``, ``cv_detection_rate_``, ``cv_results_`` (one dict per grid point),
+    ``best_estimator_``, ``classes_``.
+    """
+
+    def __init__(self, estimator=None, param_grid=None, target_detection_rate=0.9, cv=5, cv_seed=0,
+                 cost_matrix=None, random_state=None):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.target_detection_rate = target_detection_rate
+        self.cv = cv
+        self.cv_seed = cv_seed
+        self.cost_matrix = cost_matrix
+        self.random_state = random_state
+
+    def _estimator_and_grid(self):
+        """(template estimator, list of parameter dicts); subclasses build them from flat parameters."""
+        if self.estimator is None:
+            raise ValueError("DetectionRateClassifier needs an estimator (a binary classifier with decision_function)")
+        return self.estimator, list(ParameterGrid(self.param_grid or {}))
+
+    def _splits(self, ys):
+        if self.cv == "loo":
+            return list(LeaveOneOut().split(ys))
+        if isinstance(self.cv, bool) or not (isinstance(self.cv, (int, np.integer)) and self.cv >= 2):
+            raise ValueError(f"cv must be 'loo' or an int >= 2, got {self.cv!r}")
+        n_min = int(min(np.sum(ys > 0), np.sum(ys < 0)))
+        if self.cv > n_min:
+            raise ValueError(f"cv={self.cv} folds but the smaller class has only {n_min} training examples; "
+                             "lower cv or use cv='loo'")
+        return list(StratifiedKFold(self.cv, shuffle=True, random_state=self.cv_seed).split(ys, ys))
+
+    def _template(self, template, params):
+        est = clone(template).set_params(**params)
+        if "random_state" in est.get_params(deep=False):
+            est.set_params(random_state=self.cv_seed)
+        return est
+
+    def _cross_validate(self, X, y, ys, template, grid):
+        """Memo entry {"scores": [out-of-fold decision values per grid point], "models": {}} of (X, y)."""
+        key = (repr(sorted(self._template(template, {}).get_params(deep=False).items(), key=str)), repr(grid),
+               repr(self.cv), self.cv_seed, _digest(X, y))
+        if key in _MEMO:
+            _MEMO.move_to_end(key)
+            return _MEMO[key]
+        splits = self._splits(ys)
+        scores = []
+        for params in grid:
+            s = np.empty(len(y))
+            for train, test in splits:
+                s[test] = self._template(template, params).fit(X[train], y[train]).decision_function(X[test])
+            scores.append(s)
+        entry = {"scores": scores, "models": {}}
+        _MEMO[key] = entry
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
+        return entry
+
+    def fit(self, X, y):
+        """Cross-validate the grid on (X, y) for the target detection rate, then refit the best point."""
+        d = self.target_detection_rate
+        if isinstance(d, bool) or not (isinstance(d, (int, float, np.integer, np.floating)) and 0 < d <= 1):
+            raise ValueError(f"target_detection_rate must be a number in (0, 1], got {d!r}")
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) != 2:
+            raise ValueError(f"Only binary classification is supported. {type(self).__name__} got "
+                             f"{len(self.classes_)} class(es) {self.classes_.tolist()[:10]}; give it exactly two classes")
+        ys = np.where(y == self.classes_[1], 1.0, -1.0)
+        template, grid = self._estimator_and_grid()
+        entry = self._cross_validate(X, y, ys, template, grid)
+        self.cv_results_ = []
+        for params, scores in zip(grid, entry["scores"], strict=True):
+            point = detection_at_rate(ys, scores, float(d), pos_label=1.0)
+            self.cv_results_.append({**params, "threshold": point.threshold, "detection_rate": point.detection_rate,
+                                     "false_positives": point.false_positives})
+        best = min(range(len(grid)), key=lambda i: self.cv_results_[i]["false_positives"])  # ties: first
+        self.best_params_ = grid[best]
+        self.threshold_ = self.cv_results_[best]["threshold"]
+        self.cv_false_positives_ = self.cv_results_[best]["false_positives"]
+        self.cv_detection_rate_ = self.cv_results_[best]["detection_rate"]
+        if best not in entry["models"]:
+            entry["models"][best] = self._template(template, self.best_params_).fit(X, y)
+        self.best_estimator_ = entry["models"][best]
+        return self
+
+    def decision_function(self, X):
+        """Decision values of ``best_estimator_`` minus ``threshold_``: >= 0 predicts ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        return self.best_estimator_.decision_function(X) - self.threshold_
+
+    def predict(self, X):
+        """``classes_[1]`` where the thresholded decision value is >= 0, else ``classes_[0]``."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -1,0 +1,81 @@
+"""The generic detection-rate model selection (thesis Sec. VI.E): hand cases, memo sharing, estimator checks."""
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils.estimator_checks import check_estimator
+
+from csrepro.detection_rate import DetectionRateClassifier, clear_memo
+from csrepro.metrics import detection_stats
+
+
+class FeatureScore(ClassifierMixin, BaseEstimator):
+    """Scores sign * x[:, 0]; counts its fits."""
+
+    fits = 0
+
+    def __init__(self, sign=1.0):
+        self.sign = sign
+
+    def fit(self, X, y):
+        type(self).fits += 1
+        self.classes_ = np.unique(y)
+        return self
+
+    def decision_function(self, X):
+        return self.sign * np.asarray(X)[:, 0]
+
+
+X_HAND = np.array([[5.0], [4.0], [3.0], [2.0], [3.5], [1.0], [0.0], [-1.0]])
+Y_HAND = np.array([1, 1, 1, 1, 0, 0, 0, 0])
+
+
+def test_hand_case():
+    """75% of 4 positives = 3: threshold = 3rd largest positive score; sign -1 would give 4 false positives."""
+    clear_memo()
+    sel = DetectionRateClassifier(FeatureScore(), {"sign": [-1.0, 1.0]}, target_detection_rate=0.75, cv=2).fit(
+        X_HAND, Y_HAND)
+    assert sel.best_params_ == {"sign": 1.0} and sel.threshold_ == 3.0
+    assert sel.cv_false_positives_ == 1 and sel.cv_detection_rate_ == 0.75
+    assert [r["false_positives"] for r in sel.cv_results_] == [4, 1]
+    np.testing.assert_array_equal(sel.predict(X_HAND), [1, 1, 1, 0, 1, 0, 0, 0])
+    np.testing.assert_allclose(sel.decision_function(X_HAND), X_HAND[:, 0] - 3.0)
+
+
+def test_rates_share_one_cross_validation():
+    """Five rates on the same training data: the grid is cross-validated once (2 points x 2 folds + refit)."""
+    clear_memo()
+    FeatureScore.fits = 0
+    for rate in (0.5, 0.75, 1.0):
+        DetectionRateClassifier(FeatureScore(), {"sign": [-1.0, 1.0]}, target_detection_rate=rate, cv=2,
+                                random_state=int(rate * 100)).fit(X_HAND, Y_HAND)
+    assert FeatureScore.fits == 2 * 2 + 1
+
+
+def test_out_of_fold_rate_is_met():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + 0.8 * rng.normal(size=120) > 0.3).astype(int)
+    for rate, cv in ((0.9, 5), (0.85, "loo")):
+        sel = DetectionRateClassifier(LogisticRegression(), {"C": [0.1, 1.0]}, target_detection_rate=rate,
+                                      cv=cv).fit(X, y)
+        assert sel.cv_detection_rate_ >= rate
+        train = detection_stats(y, sel.best_estimator_.decision_function(X), sel.threshold_, pos_label=1)
+        assert train.detection_rate >= 0.75  # the refit at the cross-validated threshold
+        assert sel.cv_false_positives_ == min(r["false_positives"] for r in sel.cv_results_)
+
+
+def test_bad_inputs_name_the_fix():
+    with pytest.raises(ValueError, match="target_detection_rate"):
+        DetectionRateClassifier(FeatureScore(), target_detection_rate=0.0).fit(X_HAND, Y_HAND)
+    with pytest.raises(ValueError, match="lower cv"):
+        DetectionRateClassifier(FeatureScore(), cv=5).fit(X_HAND, Y_HAND)
+    with pytest.raises(ValueError, match="needs an estimator"):
+        DetectionRateClassifier().fit(X_HAND, Y_HAND)
+    with pytest.raises(ValueError, match="exactly two classes"):
+        DetectionRateClassifier(FeatureScore(), cv=2).fit(np.zeros((6, 1)), [0, 1, 2, 0, 1, 2])
+
+
+def test_sklearn_estimator_checks():
+    check_estimator(DetectionRateClassifier(LogisticRegression(), {"C": [0.5, 2.0]}, target_detection_rate=0.8, cv=3))
