@@ -8,7 +8,10 @@ The schema (``Config``) is registered with Hydra as ``csrepro_schema`` and also 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import json
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,7 @@ from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
 
 from csrepro import costs, methods
-from csrepro.data.protocols import PROTOCOLS
+from csrepro.data.protocols import PROTOCOLS, TRAINING_OPTIONS
 from csrepro.data.registry import get_spec, list_datasets
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
@@ -38,8 +41,13 @@ class PreprocessingConf:
 
 @dataclass
 class DatasetOverrides:
-    """Settings that replace the experiment's for one dataset (a new ``name``/``kind`` replaces all keys)."""
+    """Settings that replace the experiment's for one dataset (a new ``name``/``kind`` replaces all keys).
 
+    ``dataset`` makes the key an alias: an id that is not in the registry, naming the registry
+    dataset it loads (e.g. ``bupa_o40: {dataset: bupa, protocol: {label_noise: 0.4}}``).
+    """
+
+    dataset: str | None = None
     protocol: dict[str, Any] = field(default_factory=dict)
     cost: dict[str, Any] = field(default_factory=dict)
 
@@ -153,9 +161,11 @@ def validate_config(cfg, metric_names) -> DictConfig:
     exp, runner = merged.exp, merged.runner
     if not exp.datasets:
         raise ConfigError("exp.datasets is empty; list registry ids, e.g. 'exp.datasets=[sk_iris,sk_wine]'")
-    unknown = sorted(set(exp.datasets) - set(list_datasets()))
+    aliases = _dataset_aliases(exp)
+    unknown = sorted(set(exp.datasets) - set(list_datasets()) - set(aliases))
     if unknown:
-        raise ConfigError(f"exp.datasets: unknown dataset(s) {unknown}; valid: {list_datasets()}")
+        raise ConfigError(f"exp.datasets: unknown dataset(s) {unknown}; valid: {list_datasets()} or an alias "
+                          "defined in exp.per_dataset with a `dataset: <registry id>` key")
     if len(set(exp.datasets)) != len(exp.datasets):
         raise ConfigError(f"exp.datasets lists a dataset twice: {list(exp.datasets)}; list each once")
     if exp.n_trials < 1:
@@ -164,22 +174,122 @@ def validate_config(cfg, metric_names) -> DictConfig:
     if not exp.methods:
         raise ConfigError(f"exp.methods is empty; add e.g. 'exp.methods={{mcboost: {{}}}}'; "
                           f"valid methods: {methods.method_names()}")
-    _check_choices("exp.methods", list(exp.methods), methods.method_names())
-    unknown = sorted(set(exp.per_dataset) - set(list_datasets()))
+    entries = method_entries(exp.methods)
+    unknown = sorted(set(exp.per_dataset) - set(list_datasets()) - set(aliases))
     if unknown:
-        raise ConfigError(f"exp.per_dataset: unknown dataset(s) {unknown}; valid: {list_datasets()}")
+        raise ConfigError(f"exp.per_dataset: unknown dataset(s) {unknown}; valid: {list_datasets()}, or give "
+                          "an alias a `dataset: <registry id>` key")
     for dataset in exp.datasets:
-        n_classes = get_spec(dataset).n_classes
+        n_classes = get_spec(source_dataset(exp, dataset)).n_classes
         _check_protocol(dataset, dataset_setting(exp, dataset, "protocol"))
         C = _check_cost(dataset, dataset_setting(exp, dataset, "cost"), n_classes)
-        for method, params in exp.methods.items():
-            _check_method(method, OmegaConf.to_container(params, resolve=True), C)
+        for entry in entries:
+            _check_method(entry, C)
     if runner.backend not in BACKENDS:
         raise ConfigError(f"runner.backend={runner.backend!r} is not valid; choose one of {list(BACKENDS)}")
     if runner.n_jobs == 0:
         raise ConfigError("runner.n_jobs must be a positive number of workers or negative (-1 = all cores), not 0")
     OmegaConf.set_readonly(merged, True)
     return merged
+
+
+def _dataset_aliases(exp: DictConfig) -> dict[str, str]:
+    """Alias id -> registry id of the ``exp.per_dataset`` entries that name a ``dataset``."""
+    aliases = {}
+    for alias, over in exp.per_dataset.items():
+        if over.dataset is None:
+            continue
+        if alias in list_datasets():
+            raise ConfigError(f"exp.per_dataset.{alias}.dataset: {alias!r} is a registry id, so it cannot be an "
+                              "alias; give the alias another name")
+        if over.dataset not in list_datasets():
+            raise ConfigError(f"exp.per_dataset.{alias}.dataset: unknown dataset {over.dataset!r}; "
+                              f"valid: {list_datasets()}")
+        aliases[alias] = over.dataset
+    return aliases
+
+
+def source_dataset(exp: DictConfig, dataset: str) -> str:
+    """The registry id that ``dataset`` (a registry id or an ``exp.per_dataset`` alias) loads."""
+    over = exp.per_dataset[dataset] if dataset in exp.per_dataset else None
+    return over.dataset if over is not None and over.dataset is not None else dataset
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    """One method id of an experiment (a store ``method`` value) and how to build its estimator.
+
+    ``exp.methods`` keys are registry ids (``adaboost: {n_estimators: 50}``) or aliases naming one
+    (``clog_a1: {method: canonical_gradientboost, loss: canonical_logistic, a: 1}``).  ``grid:
+    {p: [v1, v2, ...]}`` expands a key into one id per combination, ``key[p=v1]`` (several params:
+    ``key[p=v1,q=w1]`` in the grid's order).  ``inner_cv: {param, values, folds}`` selects ``param``
+    among ``values`` by stratified inner ``folds``-fold cross-validation on each training part
+    (named so as not to clash with estimators' own ``cv`` parameters).
+    """
+
+    id: str
+    method: str
+    params: dict
+    cv: dict | None
+    key: str
+    grid: dict
+
+    @property
+    def params_json(self) -> str:
+        """Canonical JSON of the entry as the trial key holds it: params, plus ``method`` and ``inner_cv`` when given."""
+        extra = {"method": self.method} if self.method != self.id or self.grid else {}
+        return json.dumps({**self.params, **extra, **({"inner_cv": self.cv} if self.cv else {})},
+                          sort_keys=True, separators=(",", ":"))
+
+
+def method_entries(methods_cfg) -> list[MethodEntry]:
+    """The experiment's method ids in config order, grids expanded (see :class:`MethodEntry`); checked."""
+    out = []
+    for key, value in methods_cfg.items():
+        entry = OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else dict(value or {})
+        where = f"exp.methods.{key}"
+        if "[" in key or "]" in key:
+            raise ConfigError(f"{where}: method ids cannot contain '[' or ']' (they mark grid members); rename it")
+        method = entry.pop("method", key)
+        if method not in methods.method_names():
+            hint = "" if "method" in dict(value or {}) else " (or give the alias a `method: <registry id>` key)"
+            raise ConfigError(f"exp.methods: unknown [{method!r}]{hint}; valid: {methods.method_names()}")
+        grid, cv = entry.pop("grid", None) or {}, entry.pop("inner_cv", None)
+        if not isinstance(grid, Mapping) or any(not isinstance(v, list) or not v for v in grid.values()):
+            raise ConfigError(f"{where}.grid must map parameter names to non-empty lists of values, got {grid!r}")
+        clash = sorted(set(grid) & set(entry))
+        if clash:
+            raise ConfigError(f"{where}: {clash} given both as a fixed value and in grid; keep one")
+        if cv is not None:
+            cv = _check_cv(where, cv, set(entry) | set(grid))
+        for combo in itertools.product(*grid.values()):
+            values = dict(zip(grid, combo))
+            label = ",".join(f"{p}={_format_value(v)}" for p, v in values.items())
+            out.append(MethodEntry(f"{key}[{label}]" if grid else key, method, {**entry, **values}, cv, key, values))
+    ids = [e.id for e in out]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ConfigError(f"exp.methods: the ids {dup} are defined twice (a grid member clashes with a key); rename")
+    return out
+
+
+def _format_value(value) -> str:
+    """Short text of a grid value: 0.1 -> '0.1', 1.0 -> '1', 'x' -> 'x'."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _check_cv(where: str, cv, fixed: set) -> dict:
+    if not isinstance(cv, Mapping) or set(cv) - {"param", "values", "folds"} or not {"param", "values"} <= set(cv):
+        raise ConfigError(f"{where}.inner_cv must be {{param: <name>, values: [...], folds: <int, default 5>}}, "
+                          f"got {cv!r}")
+    cv = {"folds": 5, **cv}
+    if not isinstance(cv["values"], list) or not cv["values"]:
+        raise ConfigError(f"{where}.inner_cv.values must be a non-empty list, got {cv['values']!r}")
+    if isinstance(cv["folds"], bool) or not isinstance(cv["folds"], int) or cv["folds"] < 2:
+        raise ConfigError(f"{where}.inner_cv.folds must be an int >= 2, got {cv['folds']!r}")
+    if cv["param"] in fixed:
+        raise ConfigError(f"{where}: {cv['param']!r} is both fixed (or in grid) and selected by inner_cv; keep one")
+    return cv
 
 
 def dataset_setting(exp: DictConfig, dataset: str, key: str) -> dict:
@@ -208,10 +318,18 @@ def _check_protocol(dataset: str, protocol: dict) -> None:
     if name not in PROTOCOLS:
         raise ConfigError(f"protocol for {dataset!r}: name={name!r} is not valid; "
                           f"set exp.protocol.name to one of {sorted(PROTOCOLS)}")
-    unknown = sorted(set(params) - set(PROTOCOLS[name]))
+    unknown = sorted(set(params) - set(PROTOCOLS[name]) - set(TRAINING_OPTIONS))
     if unknown:
         raise ConfigError(f"protocol {name!r} for {dataset!r} takes no parameter(s) {unknown}; "
-                          f"valid: {sorted(PROTOCOLS[name]) or 'none'}")
+                          f"valid: {sorted(PROTOCOLS[name]) + sorted(TRAINING_OPTIONS)}")
+    size, noise = params.get("train_size"), params.get("label_noise", 0.0)
+    if size is not None and not (isinstance(size, int) and not isinstance(size, bool) and size >= 1
+                                 or isinstance(size, float) and 0 < size <= 1):
+        raise ConfigError(f"protocol for {dataset!r}: train_size must be a fraction in (0, 1] of each class "
+                          f"or an int count per class, got {size!r}")
+    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise < 1:
+        raise ConfigError(f"protocol for {dataset!r}: label_noise must be a fraction in [0, 1) of the training "
+                          f"labels to flip, got {noise!r}")
 
 
 def _check_cost(dataset: str, cost: dict, n_classes: int):
@@ -226,14 +344,18 @@ def _check_cost(dataset: str, cost: dict, n_classes: int):
         raise ConfigError(f"cost for {dataset!r} ({n_classes} classes): {err}") from None
 
 
-def _check_method(method: str, params: dict, C) -> None:
+def _check_method(entry: MethodEntry, C) -> None:
+    where = f"exp.methods.{entry.key}"
     try:
-        methods.make_estimator(method, cost_matrix=C, random_state=0, **params)
+        estimator = methods.make_estimator(entry.method, cost_matrix=C, random_state=0, **entry.params)
     except TypeError:
-        valid = methods.make_estimator(method, cost_matrix=C, random_state=0).get_params()
-        unknown = sorted(set(params) - set(valid))
+        valid = methods.make_estimator(entry.method, cost_matrix=C, random_state=0).get_params()
+        unknown = sorted(set(entry.params) - set(valid))
         if not unknown:
             raise
-        raise ConfigError(f"exp.methods.{method}: unknown parameter(s) {unknown}; valid: {sorted(valid)}") from None
+        raise ConfigError(f"{where}: unknown parameter(s) {unknown}; valid: {sorted(valid)}") from None
     except ValueError as err:
-        raise ConfigError(f"exp.methods.{method}: {err}") from None
+        raise ConfigError(f"{where}: {err}") from None
+    if entry.cv and entry.cv["param"] not in estimator.get_params():
+        raise ConfigError(f"{where}.inner_cv.param: {entry.method} has no parameter {entry.cv['param']!r}; "
+                          f"valid: {sorted(estimator.get_params())}")

@@ -34,8 +34,11 @@ from csrepro import methods, metrics
 from csrepro.config import validate_config
 from csrepro.costs import make_cost_matrix
 from csrepro.data.loaders import load_dataset
-from csrepro.data.protocols import make_splits
+from csrepro.data.protocols import TRAINING_OPTIONS, make_splits, subsample_train
+from csrepro.data.synthetic import contaminate_labels
+from csrepro.model_selection import inner_cv
 from csrepro.report.provenance import RUN_INFO, git_commit
+from csrepro.seeding import derive_seed
 from csrepro.store import atomic_write, compact, delete_trials, read_store, write_part
 from csrepro.trials import DatasetPlan, Task, Trial, canonical_json, group_tasks, plan_trials, split_seed
 
@@ -66,6 +69,7 @@ class Predictions:
 METRICS = {
     "risk": lambda p: metrics.risk(p.y_true, p.y_pred, p.C),
     "error": lambda p: metrics.error(p.y_true, p.y_pred),
+    "accuracy": lambda p: 1.0 - metrics.error(p.y_true, p.y_pred),
     "gmean": lambda p: metrics.g_mean(p.y_true, p.y_pred, len(p.classes)),
     "confusion_norm": lambda p: metrics.confusion_norm(p.y_true, p.y_pred, len(p.classes)),
     "mauc": lambda p: metrics.mauc(p.y_true, p.proba),
@@ -136,11 +140,12 @@ def run_task(task: Task, context: dict) -> tuple[list[dict], list[dict]]:
     ``context``: data_root, download, git_commit, versions (JSON).
     """
     plan = task.plan
-    data = _dataset(plan.dataset, context["data_root"], context["download"])
+    data = _dataset(plan.source, context["data_root"], context["download"])
     classes = np.unique(data.y)
     y = np.searchsorted(classes, data.y)
     index, seed, train, test = trial_split(plan, task.trial, context["data_root"], context["download"])
     X_train, X_test = standardize(data.X[train], data.X[test]) if plan.standardize else (data.X[train], data.X[test])
+    y_train = training_labels(plan, task.trial, data.y[train], classes)
     cost = dict(plan.cost)
     cost_seed = task.trials[0].cost_seed  # the same for all trials of a (dataset, trial index)
     C = make_cost_matrix(cost.pop("kind"), len(classes), random_state=cost_seed, **cost)
@@ -149,7 +154,7 @@ def run_task(task: Task, context: dict) -> tuple[list[dict], list[dict]]:
         key = {"trial_id": trial.trial_id, "config_hash": trial.config_hash, "exp": plan.exp, "paper": plan.paper,
                "dataset": trial.dataset, "trial": trial.trial, "method": trial.method, "params": trial.params_json}
         try:
-            scores = fit_and_score(trial, plan.metrics, C, classes, X_train, data.y[train], X_test, y[test])
+            scores = fit_and_score(trial, plan.metrics, C, classes, X_train, y_train, X_test, y[test])
         except Exception as err:  # recorded per trial (failures.csv) so the other trials still run
             failed.append({**key, "error": f"{type(err).__name__}: {err}", "traceback": traceback.format_exc(),
                            "failed_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
@@ -162,25 +167,44 @@ def run_task(task: Task, context: dict) -> tuple[list[dict], list[dict]]:
 
 
 def trial_split(plan: DatasetPlan, t: int, data_root, download: bool) -> tuple[int, int, np.ndarray, np.ndarray]:
-    """(index in its draw, split seed, train rows, test rows) of trial ``t`` (draws: see csrepro.trials)."""
+    """(index in its draw, split seed, train rows, test rows) of trial ``t`` (draws: see csrepro.trials).
+
+    The protocol's ``train_size`` subsamples each training part (seeded by the draw's split seed).
+    """
     protocol = canonical_json(plan.protocol)
-    first = _splits(plan.dataset, data_root, download, protocol, split_seed(plan.exp, plan.dataset, 0))
+    first = _splits(plan.source, data_root, download, protocol, split_seed(plan.exp, plan.source, 0))
     draw, index = divmod(t, len(first))
-    seed = split_seed(plan.exp, plan.dataset, draw)
-    split = _splits(plan.dataset, data_root, download, protocol, seed)[index]
+    seed = split_seed(plan.exp, plan.source, draw)
+    split = _splits(plan.source, data_root, download, protocol, seed)[index]
     return index, seed, split[0], split[-1]
+
+
+def training_labels(plan: DatasetPlan, t: int, y_train: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """``y_train`` with the protocol's ``label_noise`` fraction flipped to another class (test labels stay clean).
+
+    The flipped rows depend on derive_seed(exp, dataset, t, "label_noise"): the same for all methods of a trial.
+    """
+    noise = plan.protocol.get("label_noise", 0.0)
+    if not noise:
+        return y_train
+    seed = derive_seed(plan.exp, plan.dataset, t, "label_noise")
+    return contaminate_labels(y_train, noise, random_state=seed, classes=classes)[0]
 
 
 def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_test, z_test) -> dict:
     """Fit the trial's estimator on the training labels and score its test predictions (indices ``z_test``).
 
     Estimators with a ``labels`` parameter get all dataset classes, so the cost matrix matches
-    even when the training part misses a class.
+    even when the training part misses a class.  An entry with ``inner_cv`` is wrapped in an inner
+    cross-validated search (csrepro.model_selection.inner_cv); its choice is stored as ``selected``.
     """
-    estimator = methods.make_estimator(trial.method, cost_matrix=C, random_state=trial.model_seed,
-                                       **json.loads(trial.params_json))
+    params = json.loads(trial.params_json)
+    method, cv = params.pop("method", trial.method), params.pop("inner_cv", None)
+    estimator = methods.make_estimator(method, cost_matrix=C, random_state=trial.model_seed, **params)
     if "labels" in estimator.get_params() and estimator.get_params()["labels"] is None:
         estimator.set_params(labels=classes)
+    if cv:
+        estimator = inner_cv(estimator, cv, random_state=trial.model_seed)
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
     fitted = time.perf_counter()
@@ -191,7 +215,8 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
         raise ValueError(f"{trial.method} predicted labels {unknown.tolist()} that are not dataset classes "
                          f"{classes.tolist()}; its predict must return labels seen in fit or given as `labels`")
     p = Predictions(z_test, np.searchsorted(classes, predicted), C, estimator, X_test, classes)
-    return {**{name: METRICS[name](p) for name in metric_names},
+    selected = {"selected": canonical_json(estimator.best_params_)} if cv else {}
+    return {**{name: METRICS[name](p) for name in metric_names}, **selected,
             "fit_seconds": fitted - start, "predict_seconds": done - fitted}
 
 
@@ -219,7 +244,12 @@ def _splits(name: str, data_root, download: bool, protocol_json: str, seed: int)
     """One draw of the protocol's splits of a dataset (cached per worker process)."""
     data = _dataset(name, data_root, download)
     params = json.loads(protocol_json)
-    return make_splits(data.y, params.pop("name"), random_state=seed, predefined_test=data.predefined_test, **params)
+    options = {k: params.pop(k, default) for k, default in TRAINING_OPTIONS.items()}
+    splits = make_splits(data.y, params.pop("name"), random_state=seed, predefined_test=data.predefined_test, **params)
+    if options["train_size"] is None:
+        return splits
+    rng = np.random.default_rng(derive_seed(seed, "train_size"))
+    return [(subsample_train(data.y, split[0], options["train_size"], rng), *split[1:]) for split in splits]
 
 
 @contextlib.contextmanager

@@ -14,15 +14,20 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from csrepro.config import dataset_setting
+from csrepro.config import dataset_setting, method_entries, source_dataset
 from csrepro.seeding import derive_seed
 
 
 @dataclass(frozen=True)
 class DatasetPlan:
-    """Settings shared by all trials of one dataset in an experiment."""
+    """Settings shared by all trials of one dataset in an experiment.
+
+    ``source`` is the registry id the data comes from: ``dataset`` itself, or the id an
+    ``exp.per_dataset`` alias names (split seeds derive from ``source``, so aliases of one dataset
+    share their splits).
+    """
 
     exp: str
     paper: str
@@ -32,6 +37,7 @@ class DatasetPlan:
     standardize: bool
     metrics: tuple[str, ...]
     config_hash: str
+    source: str
 
 
 @dataclass(frozen=True)
@@ -83,22 +89,27 @@ def split_seed(exp: str, dataset: str, draw: int) -> int:
 
 
 def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
-    """Per-dataset plans and every trial of a validated experiment, in (dataset, t, method) order."""
+    """Per-dataset plans and every trial of a validated experiment, in (dataset, t, method) order.
+
+    A trial's ``method`` is its method id (csrepro.config.MethodEntry: a registry id, an alias or
+    a grid member) and ``params_json`` the entry's params, with ``method`` and ``cv`` for aliases.
+    """
     plans, trials = {}, []
     metrics = tuple(exp.metrics)
+    entries = method_entries(exp.methods)
     for dataset in exp.datasets:
         protocol, cost = dataset_setting(exp, dataset, "protocol"), dataset_setting(exp, dataset, "cost")
         standardize = bool(exp.preprocessing.standardize)
         chash = config_hash(exp.name, protocol, cost, standardize, metrics)
-        plans[dataset] = DatasetPlan(exp.name, exp.paper, dataset, protocol, cost, standardize, metrics, chash)
+        plans[dataset] = DatasetPlan(exp.name, exp.paper, dataset, protocol, cost, standardize, metrics, chash,
+                                     source_dataset(exp, dataset))
         for t in range(exp.n_trials):
-            for method, params in exp.methods.items():
-                params_json = canonical_json(OmegaConf.to_container(params, resolve=True))
+            for entry in entries:
                 trials.append(Trial(
-                    dataset=dataset, trial=t, method=method, params_json=params_json, config_hash=chash,
-                    trial_id=trial_id(chash, dataset, t, method, params_json),
+                    dataset=dataset, trial=t, method=entry.id, params_json=entry.params_json, config_hash=chash,
+                    trial_id=trial_id(chash, dataset, t, entry.id, entry.params_json),
                     cost_seed=derive_seed(exp.name, dataset, t, "cost"),
-                    model_seed=derive_seed(exp.name, dataset, t, method, "model")))
+                    model_seed=derive_seed(exp.name, dataset, t, entry.id, "model")))
     return plans, trials
 
 

@@ -114,7 +114,7 @@ def resolve_cache_dir(cache_dir=None) -> Path:
 def load_dataset(name: str, data_root=None, cache_dir=None, download: bool = True) -> Dataset:
     """Load registry dataset ``name`` (see the module docstring for the sources and checks)."""
     spec = get_spec(name)
-    if spec.reader == "sklearn":
+    if spec.reader in ("sklearn", "synthetic"):
         dataset = _load_cached(spec, None, None, False)
     else:
         root = resolve_data_root(data_root)
@@ -146,6 +146,10 @@ def table_fingerprint(X: np.ndarray, y: np.ndarray, predefined_test: np.ndarray 
 def _load_cached(spec: DatasetSpec, root: str | None, cache: str | None, download: bool) -> Dataset:
     if spec.reader == "sklearn":
         return _verified(spec, _parse_sklearn(spec), {"source": "sklearn"})
+    if spec.reader == "synthetic":
+        X, y, mask = spec.generator()
+        return _verified(spec, {"X": X, "y": y, "names": [f"x{i}" for i in range(X.shape[1])], "mask": mask,
+                                "groups": None}, {"source": "synthetic"})
     tried = []
     if root is None:
         tried.append(f"no data directory (data_root not given, ${ENV_DATA_DIR} unset, "

@@ -28,6 +28,9 @@ PROTOCOLS: dict[str, dict] = {
     "repeated_kfold": {"n_splits": 5, "n_repeats": 10, "stratify": True},
     "loo": {},
 }
+#: options any protocol accepts, applied to each split's training part by the runner (not by make_splits):
+#: ``train_size`` (subsample_train) and ``label_noise`` (csrepro.data.synthetic.contaminate_labels)
+TRAINING_OPTIONS: dict = {"train_size": None, "label_noise": 0.0}
 
 
 def make_splits(y, protocol: str, random_state=None, predefined_test=None, **params) -> list[tuple[np.ndarray, ...]]:
@@ -72,6 +75,31 @@ def inner_splits(y, train_idx, protocol: str = "kfold", random_state=None, **par
     train_idx = np.asarray(train_idx, dtype=np.int64)
     splits = make_splits(np.asarray(y)[train_idx], protocol, random_state, **params)
     return [tuple(train_idx[part] for part in split) for split in splits]
+
+
+def subsample_train(y, train_idx, size, random_state=None) -> np.ndarray:
+    """A stratified random subset of the training rows ``train_idx`` (sorted indices into ``y``).
+
+    ``size``: a float in (0, 1] keeps that fraction of each class (rounded, at least one row per
+    class), an int keeps that many rows of each class (a ValueError names a class with fewer).
+    """
+    train_idx = np.asarray(train_idx, dtype=np.int64)
+    labels, codes = np.unique(np.asarray(y)[train_idx], return_inverse=True)
+    rng = np.random.default_rng(random_state)
+    counts = np.bincount(codes.ravel(), minlength=len(labels))
+    if isinstance(size, (float, np.floating)):
+        if not 0 < size <= 1:
+            raise ValueError(f"train_size must be a fraction in (0, 1] or an int count per class, got {size!r}")
+        keep = np.maximum(1, np.round(size * counts).astype(np.int64))
+    else:
+        size = _check_int("train_size", size, 1, None)
+        short = labels[counts < size]
+        if len(short):
+            raise ValueError(f"train_size={size} rows per class, but the training part has fewer of class(es) "
+                             f"{short.tolist()} ({counts[counts < size].tolist()}); use a smaller train_size")
+        keep = np.full(len(labels), size)
+    chosen = [rng.permutation(train_idx[codes.ravel() == c])[:k] for c, k in enumerate(keep)]
+    return np.sort(np.concatenate(chosen))
 
 
 def holdout(y, test_size=0.2, val_size=None, random_state=None, stratify: bool = True) -> tuple[np.ndarray, ...]:

@@ -18,6 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+import numpy as np
+
+from csrepro.data.synthetic import two_gaussians
+
 UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
 _MNIST_MIRRORS = ("https://yann.lecun.com/exdb/mnist", "https://ossci-datasets.s3.amazonaws.com/mnist")
 
@@ -57,6 +61,7 @@ class DatasetSpec:
     ``drop_labels`` are dropped.
     Predefined split: test rows are those of files with ``role="test"``, rows with
     ``test_flag_col == 1``, or rows after the first ``n_train`` ones.
+    ``reader="synthetic"``: ``generator()`` returns ``(X, y, test_mask)``, drawn with a fixed seed.
     """
 
     name: str
@@ -84,6 +89,7 @@ class DatasetSpec:
     group_col: int | None = None
     fix_bad_line: Callable[[list[str]], list[str] | None] | None = None
     sklearn_loader: str | None = None
+    generator: Callable[[], tuple] | None = None
     openml_id: int | None = None
     uci_page: str = ""
     papers: tuple[str, ...] = ()
@@ -457,6 +463,38 @@ _VARIANTS = [
         notes="The 24-attribute numeric version the thesis uses (Table V.1). Labels 1 = good, 2 = bad."),
 ]
 
+_LETTERS = tuple(chr(c) for c in range(ord("A"), ord("Z") + 1))
+_LETTER = next(s for s in _SPECS if s.name == "letter")
+_THESIS_LETTER = ("Binary version of [18] (Caruana et al. 2004) with the thesis' sizes (Sec. III.G.3): 4000 "
+                  "training and 16000 test rows; the training rows are the file's first 4000 (our choice: the "
+                  "thesis does not say which).")
+_VARIANTS += [
+    replace(_LETTER, name="letter_p1", title="LETTER.p1: letter 'O' (1) vs the other 25 letters (0), 4000/16000",
+            parsed_sha256="bfeae4b35d0f9ac66020cbb642add6bf310527abf9cb29f2ed1db71cca940eaa", n_classes=2, n_train=4000, n_test=16000,
+            label_map=tuple((c, int(c == "O")) for c in _LETTERS), notes=_THESIS_LETTER),
+    replace(_LETTER, name="letter_p2", title="LETTER.p2: letters N-Z (1) vs A-M (0), 4000/16000",
+            parsed_sha256="6a4fc80416989a27e3631c271527a077fd0041c6ef24427947d9aff215ad172c", n_classes=2, n_train=4000, n_test=16000,
+            label_map=tuple((c, int(c >= "N")) for c in _LETTERS), notes=_THESIS_LETTER),
+]
+
+
+def _two_gaussians_pool() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Thesis Sec. III.G.1 pool: 50000 training rows per class (seed 0), then 10000 test rows (5000 per class, seed 1)."""
+    X_train, y_train = two_gaussians(50_000, random_state=0)
+    X_test, y_test = two_gaussians(5_000, random_state=1)
+    mask = np.repeat([False, True], [len(y_train), len(y_test)])
+    return np.concatenate([X_train, X_test]), np.concatenate([y_train, y_test]), mask
+
+
+_SYNTHETIC = [
+    DatasetSpec(
+        "two_gaussians", "Two Gaussian classes in the plane, Bayes error 0.30 (thesis Sec. III.G.1)", (),
+        110_000, 2, 2, "0e67479347991db65e3d6d4906c5b2cfcb03bd85ef4a38b654293a176f2066b6", reader="synthetic", generator=_two_gaussians_pool, n_test=10_000, papers=(_THESIS,),
+        notes="Identity covariance, means (0, 0) and (0.7416, 0.7416), labels -1/1. A fixed pool: 50000 training "
+              "rows per class and a 10000-row test set; experiments draw n training rows per class from the pool "
+              "per trial with the protocol option train_size: n."),
+]
+
 _SKLEARN = [
     DatasetSpec(name, title, (), n, d, k, fp, reader="sklearn", sklearn_loader=loader,
                 notes="Bundled with scikit-learn.")
@@ -472,7 +510,7 @@ _SKLEARN = [
     )
 ]
 
-DATASETS: dict[str, DatasetSpec] = {s.name: s for s in _SPECS + _VARIANTS + _SKLEARN}
+DATASETS: dict[str, DatasetSpec] = {s.name: s for s in _SPECS + _VARIANTS + _SYNTHETIC + _SKLEARN}
 
 
 def list_datasets() -> list[str]:

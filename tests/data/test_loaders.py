@@ -53,7 +53,7 @@ def test_every_dataset_loads_with_registered_shape(name, tmp_path):
     else:
         assert ds.predefined_test is None
     assert table_fingerprint(ds.X, ds.y, ds.predefined_test) == spec.parsed_sha256
-    assert ds.meta["source"] == ("sklearn" if spec.reader == "sklearn" else "data_root")
+    assert ds.meta["source"] == (spec.reader if spec.reader in ("sklearn", "synthetic") else "data_root")
     assert ds.meta.get("byte_differences", []) == []
     assert not list(tmp_path.iterdir()), "a mirror load must not write to the cache"
 

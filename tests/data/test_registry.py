@@ -37,8 +37,9 @@ def test_specs_are_complete():
         assert spec.name == name
         assert HEX64.fullmatch(spec.parsed_sha256), name
         assert spec.missing in ("drop_rows", "keep_nan") and spec.encoding in ("onehot", "ordinal")
-        assert spec.reader in ("csv", "idx", "sklearn")
-        assert (spec.reader == "sklearn") == (not spec.files), name
+        assert spec.reader in ("csv", "idx", "sklearn", "synthetic")
+        assert (spec.reader in ("sklearn", "synthetic")) == (not spec.files), name
+        assert (spec.reader == "synthetic") == (spec.generator is not None), name
         for f in spec.files:
             assert HEX64.fullmatch(f.sha256) and f.role in ("all", "train", "test"), f.path
             assert f.content_sha256 is None or HEX64.fullmatch(f.content_sha256)
@@ -47,7 +48,7 @@ def test_specs_are_complete():
             assert spec.label_col is not None, name
         split_files = any(f.role == "test" for f in spec.files)
         assert spec.has_predefined_split == (split_files or spec.test_flag_col is not None
-                                             or spec.n_train is not None or spec.reader == "idx"), name
+                                             or spec.n_train is not None or spec.reader in ("idx", "synthetic")), name
     assert len({s.parsed_sha256 for s in DATASETS.values()}) == len(DATASETS)
 
 
@@ -57,7 +58,7 @@ def test_registry_holds_the_papers_variants():
     assert {"sk_digits", "sk_breast_cancer", "sk_wine", "sk_iris"} <= set(DATASETS)
     with_split = {n for n, s in DATASETS.items() if s.has_predefined_split}
     assert with_split == {"segmentation", "shuttle", "pendigits", "optdigits", "satimage", "vowel", "adult",
-                          "mnist", "letter"}
+                          "mnist", "letter", "letter_p1", "letter_p2", "two_gaussians"}
 
 
 def test_list_and_unknown_id():

@@ -1,0 +1,184 @@
+"""Experiment options for the thesis configs: method aliases and grids, inner-CV selection, dataset aliases,
+training-part subsampling (train_size) and training-label contamination (label_noise)."""
+
+import json
+
+import numpy as np
+import pytest
+from omegaconf import OmegaConf
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from csrepro import methods, runner
+from csrepro.config import ConfigError, method_entries, validate_config
+from csrepro.data.loaders import load_dataset
+from csrepro.data.protocols import subsample_train
+from csrepro.trials import plan_trials
+
+FITTED = []  # (params, y_train) of each Recorder fit in this process
+
+
+class Recorder(ClassifierMixin, BaseEstimator):
+    """Predicts the training majority class and records what it was trained on."""
+
+    def __init__(self, cost_matrix=None, random_state=None, a=1.0, best=1.0):
+        self.cost_matrix, self.random_state, self.a, self.best = cost_matrix, random_state, a, best
+
+    def fit(self, X, y):
+        self.classes_, counts = np.unique(y, return_counts=True)
+        self.majority_ = self.classes_[np.argmax(counts)]
+        FITTED.append(({"a": self.a}, np.asarray(y).copy()))
+        return self
+
+    def predict(self, X):
+        # accuracy is best when a == best: predict the majority class then, the other class otherwise
+        other = self.classes_[self.classes_ != self.majority_][0]
+        return np.full(len(X), self.majority_ if self.a == self.best else other)
+
+
+@pytest.fixture(autouse=True)
+def recorder(monkeypatch):
+    monkeypatch.setitem(methods.METHODS, "recorder", methods.MethodSpec(Recorder))
+    FITTED.clear()
+    runner._dataset.cache_clear()
+    runner._splits.cache_clear()
+    yield
+    runner._dataset.cache_clear()
+    runner._splits.cache_clear()
+
+
+def config(root, **exp):
+    base = {"name": "t", "paper": "p", "datasets": ["sk_breast_cancer"], "n_trials": 1,
+            "protocol": {"name": "kfold", "n_splits": 5}, "cost": {"kind": "zero_one"},
+            "methods": {"recorder": {}}, "metrics": ["error", "errors"]}
+    return {"exp": {**base, **exp}, "runner": {"progress": False}, "results": {"root": str(root)}}
+
+
+def test_grid_expands_to_one_id_per_value_and_aliases_name_their_method():
+    entries = method_entries({"rec": {"method": "recorder", "grid": {"a": [0.1, 1.0, 10]}},
+                              "mine": {"method": "recorder", "a": 2.0}, "recorder": {"a": 3.0}})
+    assert [e.id for e in entries] == ["rec[a=0.1]", "rec[a=1]", "rec[a=10]", "mine", "recorder"]
+    assert [e.params for e in entries] == [{"a": 0.1}, {"a": 1.0}, {"a": 10}, {"a": 2.0}, {"a": 3.0}]
+    assert {e.method for e in entries} == {"recorder"} and entries[0].key == "rec" and entries[1].grid == {"a": 1.0}
+    # a plain entry's trial key holds just its params (existing experiments keep their trial ids)
+    assert entries[-1].params_json == '{"a":3.0}'
+    assert json.loads(entries[0].params_json) == {"a": 0.1, "method": "recorder"}
+    two = method_entries({"r": {"method": "recorder", "grid": {"a": [1, 2], "best": [0.5]}}})
+    assert [e.id for e in two] == ["r[a=1,best=0.5]", "r[a=2,best=0.5]"]
+
+
+@pytest.mark.parametrize("methods_cfg, expected", [
+    ({"nope": {}}, ["unknown ['nope']", "`method: <registry id>`", "recorder"]),
+    ({"x": {"method": "nope"}}, ["unknown ['nope']", "recorder"]),
+    ({"x": {"method": "recorder", "grid": {"a": []}}}, ["x.grid", "non-empty lists"]),
+    ({"x": {"method": "recorder", "a": 1, "grid": {"a": [1, 2]}}}, ["['a'] given both"]),
+    ({"x": {"method": "recorder", "grid": {"a": [1]}}, "x[a=1]": {"method": "recorder"}}, ["'[' or ']'"]),
+    ({"x": {"method": "recorder", "inner_cv": {"param": "a"}}}, ["x.inner_cv must be"]),
+    ({"x": {"method": "recorder", "inner_cv": {"param": "a", "values": [1], "folds": 1}}}, ["folds must be an int >= 2"]),
+    ({"x": {"method": "recorder", "a": 1, "inner_cv": {"param": "a", "values": [1]}}}, ["both fixed"]),
+])
+def test_method_entry_errors(methods_cfg, expected):
+    with pytest.raises(ConfigError) as err:
+        method_entries(methods_cfg)
+    for text in expected:
+        assert text in str(err.value)
+
+
+def test_config_checks_grid_params_and_inner_cv_param(tmp_path):
+    with pytest.raises(ConfigError, match=r"exp.methods.x: unknown parameter\(s\) \['b'\]"):
+        validate_config(config(tmp_path, methods={"x": {"method": "recorder", "grid": {"b": [1]}}}), runner.METRICS)
+    with pytest.raises(ConfigError, match=r"x.inner_cv.param: recorder has no parameter 'c'"):
+        validate_config(config(tmp_path, methods={"x": {"method": "recorder", "inner_cv": {"param": "c", "values": [1]}}}),
+                        runner.METRICS)
+
+
+def test_grid_members_and_inner_cv_run_through_the_runner(tmp_path):
+    cv = {"param": "a", "values": [0.5, 2.0, 3.0], "folds": 3}
+    rows = runner.run_experiment(config(tmp_path, methods={
+        "rec": {"method": "recorder", "best": 2.0, "grid": {"a": [0.5, 2.0]}},
+        "rec_cv": {"method": "recorder", "best": 2.0, "inner_cv": cv}}))
+    by = rows.set_index("method")
+    assert list(by.index) == ["rec[a=0.5]", "rec[a=2]", "rec_cv"]
+    assert by.loc["rec[a=2]", "error"] < by.loc["rec[a=0.5]", "error"]
+    assert json.loads(by.loc["rec_cv", "selected"]) == {"a": 2.0}  # chosen on the training part only
+    assert by.loc["rec_cv", "error"] == by.loc["rec[a=2]", "error"]
+    assert json.loads(by.loc["rec_cv", "params"]) == {"best": 2.0, "method": "recorder", "inner_cv": cv}
+    n_train = by.loc["rec_cv", "n_train"]
+    inner = [len(y) for p, y in FITTED if len(y) < n_train]
+    assert len(inner) == 3 * 3 and sum(inner) == 2 * 3 * n_train  # 3 values x 3 folds, each row trained twice per value
+    assert by["model_seed"].is_unique
+
+
+def test_dataset_alias_label_noise_flips_training_labels_only(tmp_path):
+    per = {"bc_o40": {"dataset": "sk_breast_cancer", "protocol": {"label_noise": 0.4}}}
+    rows = runner.run_experiment(config(tmp_path, datasets=["sk_breast_cancer", "bc_o40"], per_dataset=per,
+                                        protocol={"name": "holdout", "test_size": 0.5}))
+    clean, noisy = rows.set_index("dataset").loc[["sk_breast_cancer", "bc_o40"], "split_seed"]
+    assert clean == noisy  # aliases share the registry dataset's splits
+    data = load_dataset("sk_breast_cancer")
+    (_, y_clean), (_, y_noisy) = FITTED
+    assert len(y_clean) == len(y_noisy) == rows["n_train"].iloc[0]
+    assert np.mean(y_clean != y_noisy) == pytest.approx(0.4, abs=1 / len(y_clean))
+    assert rows["n_test"].tolist() == [len(data.y) - len(y_clean)] * 2
+    with pytest.raises(ConfigError, match="label_noise must be a fraction"):
+        validate_config(config(tmp_path, protocol={"name": "kfold", "label_noise": 1.5}), runner.METRICS)
+
+
+def test_dataset_alias_errors(tmp_path):
+    with pytest.raises(ConfigError, match=r"unknown dataset\(s\) \['x'\].*alias"):
+        validate_config(config(tmp_path, datasets=["x"]), runner.METRICS)
+    with pytest.raises(ConfigError, match="unknown dataset 'nope'"):
+        validate_config(config(tmp_path, datasets=["x"], per_dataset={"x": {"dataset": "nope"}}), runner.METRICS)
+    with pytest.raises(ConfigError, match="'sk_iris' is a registry id"):
+        validate_config(config(tmp_path, per_dataset={"sk_iris": {"dataset": "sk_wine"}}), runner.METRICS)
+
+
+def test_train_size_subsamples_training_parts_per_trial(tmp_path):
+    per = {"bc_half": {"dataset": "sk_breast_cancer", "protocol": {"train_size": 0.5}},
+           "bc_10": {"dataset": "sk_breast_cancer", "protocol": {"train_size": 10}}}
+    rows = runner.run_experiment(config(tmp_path, datasets=["sk_breast_cancer", "bc_half", "bc_10"], per_dataset=per,
+                                        n_trials=2))
+    n = rows.pivot(index="trial", columns="dataset", values="n_train")
+    assert (n["bc_10"] == 20).all() and (abs(n["bc_half"] - n["sk_breast_cancer"] / 2) <= 1).all()
+    assert (rows.groupby("trial")["n_test"].nunique() == 1).all()  # test parts untouched
+    plans = plan_trials(validate_config(config(tmp_path, datasets=["bc_10"], per_dataset=per), runner.METRICS).exp)[0]
+    assert plans["bc_10"].source == "sk_breast_cancer" and plans["bc_10"].protocol["train_size"] == 10
+
+
+def test_subsample_train_is_stratified_and_checks_sizes():
+    y = np.array([0] * 30 + [1] * 10)
+    train = np.arange(0, 40, 1)
+    half = subsample_train(y, train, 0.5, random_state=0)
+    assert np.bincount(y[half]).tolist() == [15, 5] and np.all(np.diff(half) > 0)
+    five = subsample_train(y, train, 5, random_state=1)
+    assert np.bincount(y[five]).tolist() == [5, 5]
+    assert not np.array_equal(five, subsample_train(y, train, 5, random_state=2))
+    with pytest.raises(ValueError, match=r"fewer of class\(es\) \[1\]"):
+        subsample_train(y, train, 11)
+    with pytest.raises(ValueError, match="fraction in"):
+        subsample_train(y, train, 1.5)
+
+
+def test_thesis_dataset_variants_have_the_thesis_sizes():
+    """Sec. III.G.3: ADULT 30162 (7508 +) / 15060 (3700 +); LETTER 4000 / 16000; Sec. III.G.1: 10000 test rows."""
+    def counts(name):
+        d = load_dataset(name)
+        return [np.unique(d.y[part], return_counts=True)[1].tolist() for part in (~d.predefined_test, d.predefined_test)]
+
+    try:
+        adult = counts("adult")
+    except FileNotFoundError:
+        pytest.skip("data mirror not found")
+    assert adult == [[22654, 7508], [11360, 3700]]
+    p1, p2 = counts("letter_p1"), counts("letter_p2")
+    assert p1 == [[3851, 149], [15396, 604]]  # 753 letters O in the 20000 rows; the first 4000 rows train
+    assert p2 == [[2055, 1945], [7885, 8115]]  # A-M: 9940, N-Z: 10060
+    gauss = load_dataset("two_gaussians")
+    assert counts("two_gaussians") == [[50000, 50000], [5000, 5000]]
+    assert set(np.unique(gauss.y)) == {-1, 1}
+    test_mean = gauss.X[gauss.predefined_test & (gauss.y == 1)].mean(axis=0)
+    np.testing.assert_allclose(test_mean, [0.7416, 0.7416], atol=0.05)
+
+
+def test_grid_config_from_yaml_text_keeps_float_ids():
+    cfg = OmegaConf.create("m: {method: recorder, grid: {a: [0.1, 0.2, 1.0, 2.0, 10.0]}}")
+    assert [e.id for e in method_entries(cfg)] == ["m[a=0.1]", "m[a=0.2]", "m[a=1]", "m[a=2]", "m[a=10]"]
