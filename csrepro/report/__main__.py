@@ -23,6 +23,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from csrepro.report.compare import PUBLISHED_COLUMNS, compare, load_published
+from csrepro.report.derived import family_values
 from csrepro.report.fidelity import ExperimentFidelity, counts, render_fidelity
 from csrepro.report.figures import make_figures
 from csrepro.report.provenance import REPO_ROOT, git_commit, read_run_info, results_lines
@@ -101,8 +102,9 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
     pub_path = Path(experiments_dir) / paper / "published.csv"
     published = load_published(pub_path) if pub_path.is_file() else pd.DataFrame(columns=PUBLISHED_COLUMNS + ["bold"])
     report = _select(cfg, "exp.report", "report", default={})
+    methods_cfg = _select(cfg, "exp.methods", default={})
     specs = table_specs(report.get("tables"), published, _select(cfg, "exp.datasets", default=[]),
-                        list(_select(cfg, "exp.methods", default=[])))
+                        list(methods_cfg), family_values(methods_cfg))
     cells = {spec.id: reproduce(store, spec) for spec in specs}
     shown = published[published["table"].isin([spec.id for spec in specs])]
     comparison = compare(shown, _concat(list(cells.values()), CELL_COLUMNS))

@@ -11,6 +11,7 @@ import pandas as pd
 
 from csrepro.metrics import average_rank, best_set, mean_se
 from csrepro.report.compare import CELL_KEY, RULE, compare
+from csrepro.report.derived import KINDS, derived_cells, wins_cells
 
 AVG_RANK = "avg_rank"
 CELL_COLUMNS = CELL_KEY + ["reproduced", "reproduced_se", "n", "bold"]
@@ -26,6 +27,11 @@ class TableSpec:
     rates); a trial counts only when all of them have a value.  ``scale`` multiplies the means
     and standard errors, e.g. by the number of trials in one pass of a k-fold or leave-one-out
     protocol to report a total over the dataset.
+
+    ``kind`` "derived" or "wins" computes cells as csrepro.report.derived describes: ``derive``
+    maps a column to its rule ({stat, family, reference, method}), ``families`` holds the grid
+    families of the experiment's methods, ``groups`` maps a wins-table group to its datasets.
+    ``column_decimals`` overrides ``decimals`` per column.
     """
 
     id: str
@@ -40,8 +46,17 @@ class TableSpec:
     higher_is_better: bool = False
     combine: dict[str, list[str]] = field(default_factory=dict)
     scale: float = 1.0
+    kind: str = "cells"
+    derive: dict[str, dict] = field(default_factory=dict)
+    families: dict[str, dict] = field(default_factory=dict)
+    groups: dict[str, list[str]] = field(default_factory=dict)
+    column_decimals: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"table {self.id!r}: kind {self.kind!r} is not one of {list(KINDS)}")
+        if self.kind == "wins" and not self.groups:
+            raise ValueError(f"table {self.id!r}: a wins table needs groups: {{<group>: [dataset ids]}}")
         members = [m for c in self.columns for m in self.combine.get(c, [c])]
         if len(members) != len(set(members)):
             raise ValueError(f"table {self.id!r}: a method id feeds two columns through combine {self.combine}; "
@@ -63,12 +78,13 @@ class TableSpec:
         return self.column_labels.get(column, column)
 
 
-def table_specs(entries, published: pd.DataFrame, datasets=(), methods=()) -> list[TableSpec]:
+def table_specs(entries, published: pd.DataFrame, datasets=(), methods=(), families=None) -> list[TableSpec]:
     """TableSpecs for the config's ``report.tables`` (a list of ids or dicts, or a dict id -> dict).
 
     Keys left out default to the published table of that id (rows, columns and labels in file
     order, metric = the unit of its non-rank cells, avg_rank iff it has an avg_rank row), then to
-    the experiment's ``datasets`` and ``methods``.  A config that names no table gets every
+    the experiment's ``datasets`` and ``methods``; ``families`` (csrepro.report.derived.family_values)
+    goes to every spec.  A config that names no table gets every
     published table of its paper with these defaults; one that names tables gets just those, so
     two experiments of one paper (e.g. Tables V.1 and V.2) each compare their own cells.
     """
@@ -80,10 +96,10 @@ def table_specs(entries, published: pd.DataFrame, datasets=(), methods=()) -> li
             raise ValueError(f"report.tables entry {e} has no id; give each table an id such as 'Table 2'")
     if not entries:
         entries = [{"id": t} for t in dict.fromkeys(published["table"])]
-    return [_spec(e, published[published["table"] == e["id"]], datasets, methods) for e in entries]
+    return [_spec(e, published[published["table"] == e["id"]], datasets, methods, families or {}) for e in entries]
 
 
-def _spec(entry: dict, pub: pd.DataFrame, datasets, methods) -> TableSpec:
+def _spec(entry: dict, pub: pd.DataFrame, datasets, methods, families) -> TableSpec:
     body = pub[pub["row"] != AVG_RANK]
     units = list(dict.fromkeys(body["unit"]))
     metric = entry.get("metric") or (units[0] if len(units) == 1 else None)
@@ -97,8 +113,11 @@ def _spec(entry: dict, pub: pd.DataFrame, datasets, methods) -> TableSpec:
         row_labels={**dict(zip(pub["row"], pub["row_label"], strict=True)), **entry.get("row_labels", {})},
         column_labels={**dict(zip(pub["column"], pub["column_label"], strict=True)), **entry.get("column_labels", {})},
         avg_rank=bool(entry.get("avg_rank", pub.empty or AVG_RANK in set(pub["row"]))),
-        **{k: entry[k] for k in ("decimals", "alpha", "higher_is_better", "scale") if k in entry},
+        **{k: entry[k] for k in ("decimals", "alpha", "higher_is_better", "scale", "kind") if k in entry},
         combine={c: list(ms) for c, ms in (entry.get("combine") or {}).items()},
+        derive={c: dict(rule) for c, rule in (entry.get("derive") or {}).items()},
+        groups={str(g): list(ds) for g, ds in (entry.get("groups") or {}).items()},
+        column_decimals=dict(entry.get("column_decimals") or {}), families=families,
     )
 
 
@@ -148,6 +167,9 @@ def reproduce(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
     trial index) has p >= alpha.  The avg_rank row ranks each row's means (1 = best, ties
     averaged) and averages over rows; it is left out until every cell of the table has a mean.
     """
+    if spec.kind != "cells":
+        cells = derived_cells(spec, store, spec.families) if spec.kind == "derived" else wins_cells(spec, store)
+        return cells.assign(table=spec.id)[CELL_COLUMNS]
     values = _trial_values(store, spec)
     stats = [(d, m, *mean_se(g["value"]), len(g)) for (d, m), g in values.groupby(["dataset", "method"])]
     cells = pd.DataFrame(stats, columns=["row", "column", "reproduced", "reproduced_se", "n"])
@@ -215,15 +237,16 @@ def _grid(spec: TableSpec, cells: pd.DataFrame, published: pd.DataFrame, style: 
     for row in spec.rows + ([AVG_RANK] if spec.avg_rank else []):
         rep_cells, pub_cells = [], []
         for col in spec.columns:
+            decimals = spec.column_decimals.get(col, spec.decimals)
             r = rep.loc[(row, col)] if (row, col) in rep.index else None
-            text = style.missing if r is None else _number(r["reproduced"], r["reproduced_se"], spec.decimals, style)
+            text = style.missing if r is None else _number(r["reproduced"], r["reproduced_se"], decimals, style)
             if r is not None and r["bold"]:
                 text = style.bold(text)
             if _outside(flags, row, col):
                 text += style.dagger
             rep_cells.append(text)
             p = pub.loc[(row, col)] if (row, col) in pub.index else None
-            text = style.missing if p is None else _number(p["value"], p["spread"], spec.decimals, style)
+            text = style.missing if p is None else _number(p["value"], p["spread"], decimals, style)
             pub_cells.append(style.bold(text) if p is not None and p["bold"] else text)
         n = "" if row == AVG_RANK else _n(cells[cells["row"] == row])
         body.append([style.escape(spec.row_label(row)), "rep", n] + rep_cells)
