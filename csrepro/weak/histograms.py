@@ -16,6 +16,7 @@ import numpy as np
 
 from csrepro.weak.binning import BinnedData, quantile_groups
 from csrepro.weak.criteria import Discrete
+from csrepro.weak.splits import first_min
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,6 +66,6 @@ class HistogramLearner:
         S = np.add.reduceat(data.histogram(channels), starts, axis=0)
         values = criterion.value(S)
         per_feature = np.add.reduceat(criterion.loss(S, values), first)
-        j = int(np.argmin(per_feature))
+        j = first_min(per_feature)
         cells = slice(first[j], first[j + 1] if j + 1 < len(first) else len(S))
         return HistogramStep(j, edges[j], np.asarray(values[cells], dtype=float), S[cells], float(per_feature[j]))

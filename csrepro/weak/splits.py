@@ -47,6 +47,19 @@ def scan_node(data: BinnedData, H: np.ndarray, samples: np.ndarray | None = None
     return NodeScan(L, R, valid, H[m.offsets[0]:m.offsets[0] + m.n_bins[0]].sum(axis=0))
 
 
+def first_min(scores: np.ndarray, rtol: float = 1e-12) -> int:
+    """Index of the first score within ``rtol`` x (largest finite |score|) of the minimum.
+
+    Candidates tied up to rounding (e.g. equal sums added in another order) are thus broken by
+    position -- lowest feature, then threshold -- not by rounding noise.
+    """
+    finite = scores[np.isfinite(scores)]
+    if len(finite) == 0:
+        return 0
+    low = finite.min()
+    return int(np.argmax(scores <= low + rtol * np.abs(finite).max()))
+
+
 def cell_losses(scan: NodeScan, criterion) -> np.ndarray:
     """Loss of each candidate under a Cells criterion: loss(L) + loss(R); inf where invalid."""
     lv, rv = criterion.value(scan.L), criterion.value(scan.R)
@@ -55,10 +68,11 @@ def cell_losses(scan: NodeScan, criterion) -> np.ndarray:
 
 
 def discrete_scores(scan: NodeScan, criterion: Discrete, base_pos=0.0, base_neg=0.0) -> np.ndarray:
-    """Scores (2C,) of the labelled splits: first C "left -1, right +1", then C "left +1, right -1".
+    """Scores (2C,) of the labelled splits: at 2c "left -1, right +1" of candidate c, at 2c + 1 "left +1, right -1".
 
     ``base_pos`` / ``base_neg`` (k,) are the sums already mapped to +1 / -1 by the rest of a tree.
     """
-    pos = np.vstack([scan.R, scan.L]) + base_pos
-    neg = np.vstack([scan.L, scan.R]) + base_neg
-    return np.where(np.tile(scan.valid, 2), criterion.score(pos, neg), np.inf)
+    k = scan.L.shape[1]
+    pos = np.stack([scan.R, scan.L], axis=1).reshape(-1, k) + base_pos
+    neg = np.stack([scan.L, scan.R], axis=1).reshape(-1, k) + base_neg
+    return np.where(np.repeat(scan.valid, 2), criterion.score(pos, neg), np.inf)

@@ -14,7 +14,7 @@ import numpy as np
 
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete
-from csrepro.weak.splits import cell_losses, discrete_scores, scan_node
+from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,19 +39,18 @@ class StumpLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Stump | None:
         """The stump minimising ``criterion``; None when every feature is constant."""
-        scan = scan_node(data, data.histogram(channels))
         flat, feature, b = data.candidates
-        C = len(flat)
-        if C == 0:
+        if len(flat) == 0:
             return None
+        scan = scan_node(data, data.histogram(channels))
         if isinstance(criterion, Discrete):
             scores = discrete_scores(scan, criterion)
-            best = int(np.argmin(scores))
-            c, flip = best % C, best >= C
+            best = first_min(scores)
+            c, flip = divmod(best, 2)
             values = np.array([1.0, -1.0]) if flip else np.array([-1.0, 1.0])
         else:
             scores = cell_losses(scan, criterion)
-            c = best = int(np.argmin(scores))
+            c = best = first_min(scores)
             values = np.array([criterion.value(scan.L[c]), criterion.value(scan.R[c])], dtype=float)
         return Stump(int(feature[c]), data.threshold(int(feature[c]), int(b[c])), values,
                      np.vstack([scan.L[c], scan.R[c]]), float(scores[best]))

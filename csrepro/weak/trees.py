@@ -24,7 +24,9 @@ import numpy as np
 
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete
-from csrepro.weak.splits import cell_losses, discrete_scores, scan_node
+from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
+
+RTOL = 1e-12  # relative decrease of the criterion below which a split counts as no gain
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,8 +82,7 @@ class TreeLearner:
         """The greedily grown tree; None when every feature is constant."""
         channels = np.ascontiguousarray(channels, dtype=np.float64)
         flat, feature, b = data.candidates
-        C = len(flat)
-        if C == 0:
+        if len(flat) == 0:
             return None
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
@@ -96,16 +97,17 @@ class TreeLearner:
                     current = float(criterion.score(pos[None], neg[None])[0])
                 scores = [discrete_scores(lf.scan, criterion, pos - lf.scan.total * (lf.label > 0),
                                           neg - lf.scan.total * (lf.label < 0)) for lf in leaves]
+                tol = RTOL * abs(current) if np.isfinite(current) else 0.0
             else:
                 here = [float(criterion.loss(lf.scan.total, criterion.value(lf.scan.total))) for lf in leaves]
                 scores = [cell_losses(lf.scan, criterion) - h for lf, h in zip(leaves, here)]
-                current = 0.0 if len(leaves) > 1 else np.inf
+                current, tol = (0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (np.inf, 0.0)
             best_leaf = int(np.argmin([s.min() for s in scores]))
-            best = int(np.argmin(scores[best_leaf]))
-            if not scores[best_leaf][best] < current:
+            best = first_min(scores[best_leaf])
+            if not scores[best_leaf][best] < current - tol:  # a split must lower the criterion beyond rounding
                 break
             leaf = leaves.pop(best_leaf)
-            c, flip = best % C, best >= C
+            c, flip = divmod(best, 2) if discrete else (best, 0)
             j, bin_ = int(feature[c]), int(b[c])
             rows = np.arange(data.n_samples) if leaf.rows is None else leaf.rows
             go_left = data.codes[rows, j] <= bin_

@@ -1,0 +1,82 @@
+"""Stumps: a hand-computed 6-point case, the discrete candidate totals, and regression stumps by brute force."""
+
+import numpy as np
+import pytest
+
+from csrepro.weak.binning import BinnedData
+from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, wls_channels
+from csrepro.weak.stumps import StumpLearner
+from csrepro.weak.trees import TreeLearner
+
+WEIGHTED_ERROR = Discrete(lambda pos, neg: pos[:, 1] + neg[:, 0])
+
+
+def test_discrete_stump_hand_computed(six_points):
+    # Feature 0 (x = 1..6, y = + + - + - -, w = (1,1,1,2,1,1)/7), "+1 iff x <= t":
+    #   t=1.5: 3/7, 2.5: 2/7 (x=4), 3.5: 3/7, 4.5: 1/7 (x=3), 5.5: 2/7;  "-1 iff x <= t" is 1 - those.
+    # Feature 1 ([3,3,1,1,2,2]): best is "-1 iff x <= 2.5", error 2/7 (x=4).
+    X, y, w = six_points
+    h = StumpLearner().fit(BinnedData(X), class_channels(w, y), WEIGHTED_ERROR)
+    assert (h.feature, h.threshold) == (0, 4.5)
+    np.testing.assert_array_equal(h.values, [1.0, -1.0])
+    assert h.score == pytest.approx(1 / 7)
+    np.testing.assert_array_equal(h.predict(X), [1, 1, 1, 1, -1, -1])
+    # the four totals of (VI.40)-(VI.41): positives/negatives mapped to +1 and to -1
+    pos, neg = h.cell_sums[h.values > 0].sum(0), h.cell_sums[h.values < 0].sum(0)
+    np.testing.assert_allclose(pos, [4 / 7, 1 / 7])
+    np.testing.assert_allclose(neg, [0, 2 / 7])
+
+
+def test_discrete_criterion_sees_every_candidate(six_points):
+    X, y, w = six_points
+    seen = {}
+
+    def score(pos, neg):
+        seen["pos"], seen["neg"] = pos, neg
+        return pos[:, 1] + neg[:, 0]
+
+    StumpLearner().fit(BinnedData(X), class_channels(w, y), Discrete(score))
+    # 5 thresholds on feature 0, 2 on feature 1, both polarities; totals always sum to the class weights
+    assert seen["pos"].shape == (14, 2)
+    np.testing.assert_allclose(seen["pos"] + seen["neg"], np.tile([4 / 7, 3 / 7], (14, 1)))
+
+
+def test_ties_lowest_feature_then_threshold_then_polarity():
+    X = np.array([[1, 1], [2, 2], [3, 3], [4, 4]], float)  # two identical features
+    y = np.array([1, -1, 1, -1], float)
+    h = StumpLearner().fit(BinnedData(X), class_channels(np.full(4, 0.25), y), WEIGHTED_ERROR)
+    # every threshold has error 1/4 with some polarity; the first is t = 1.5 on feature 0, "+1 iff x <= t"
+    assert (h.feature, h.threshold, h.score) == (0, 1.5, 0.25)
+    np.testing.assert_array_equal(h.values, [1.0, -1.0])
+
+
+def test_regression_stump_brute_force():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)).round(1)
+    w, z = rng.uniform(0.1, 1, 40), rng.normal(size=40)
+    h = StumpLearner().fit(BinnedData(X), wls_channels(w, z), LeastSquares())
+    best = np.inf
+    for j in range(3):
+        for t in np.unique(X[:, j])[:-1]:
+            left = X[:, j] <= t
+            sse = sum(np.sum(w[s] * (z[s] - np.average(z[s], weights=w[s])) ** 2) for s in (left, ~left))
+            best = min(best, sse)
+    pred = h.predict(X)
+    np.testing.assert_allclose(np.sum(w * (z - pred) ** 2), best, rtol=1e-10)
+    np.testing.assert_allclose(h.score + np.sum(w * z * z), best, rtol=1e-10)
+
+
+def test_two_leaf_tree_is_the_stump(six_points):
+    X, y, w = six_points
+    data, ch = BinnedData(X), class_channels(w, y)
+    for crit in (WEIGHTED_ERROR, LeastSquares()):
+        s, t = StumpLearner().fit(data, ch, crit), TreeLearner(2).fit(data, ch, crit)
+        np.testing.assert_array_equal(s.predict(X), t.predict(X))
+        assert s.score == pytest.approx(t.score)
+
+
+def test_constant_features_give_none():
+    X = np.ones((5, 2))
+    ch = class_channels(np.full(5, 0.2), np.array([1, -1, 1, -1, 1.0]))
+    assert StumpLearner().fit(BinnedData(X), ch, WEIGHTED_ERROR) is None
+    assert TreeLearner(4).fit(BinnedData(X), ch, WEIGHTED_ERROR) is None
