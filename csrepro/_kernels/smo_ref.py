@@ -1,7 +1,7 @@
 """NumPy references of :mod:`csrepro._kernels.smo`.
 
-``smo_solve`` is the same SMO iteration written with NumPy (identical arithmetic, for tests and
-benchmarks).  ``solve_qp`` is an independent solver of the same dual, SciPy's SLSQP, for small
+``smo_solve`` and ``loo_decision_values`` are the same algorithms written with NumPy (identical
+arithmetic, for tests and benchmarks).  ``solve_qp`` is an independent solver of the same dual, SciPy's SLSQP, for small
 problems; ``primal_intercept`` finds b from the primal for fixed alpha, without the KKT rule.
 """
 
@@ -61,6 +61,46 @@ def smo_solve(K, y, p, upper, alpha, G, tol, max_iter):
     else:
         b = 0.5 * (m + M)
     return it, b, m - M
+
+
+def _move(K, y, alpha, G, s, delta):
+    alpha[s] += delta
+    G += delta * y * y[s] * K[s]
+
+
+def _reassign(K, y, upper, alpha, G, i, rest, same):
+    while rest > 0.0:
+        room = upper - alpha if same else alpha.copy()
+        cand = ((y == y[i]) == same) & (room > 0.0)
+        if not cand.any():
+            break
+        s = int(np.argmax(np.where(cand, K[i], -np.inf)))
+        if room[s] >= rest:
+            _move(K, y, alpha, G, s, rest if same else -rest)
+            rest = 0.0
+        else:
+            _move(K, y, alpha, G, s, room[s] if same else -room[s])
+            alpha[s] = upper[s] if same else 0.0
+            rest -= room[s]
+    return rest
+
+
+def loo_decision_values(K, y, p, upper, alpha, G, b, tol, max_iter):
+    """Same contract as :func:`csrepro._kernels.smo.loo_decision_values`."""
+    values = y * (G + p) + b
+    total, worst = 0, -np.inf
+    for i in np.flatnonzero(alpha != 0.0):
+        a, g, u = alpha.copy(), G.copy(), upper.copy()
+        u[i] = 0.0
+        _move(K, y, a, g, i, -alpha[i])
+        a[i] = 0.0
+        rest = _reassign(K, y, u, a, g, i, alpha[i], True)
+        _reassign(K, y, u, a, g, i, rest, False)
+        it, bi, gap = smo_solve(K, y, p, u, a, g, tol, max_iter)
+        total += it
+        worst = max(worst, gap)
+        values[i] = y[i] * (g[i] + p[i]) + bi
+    return values, total, worst
 
 
 def primal_intercept(g, y, p, upper):

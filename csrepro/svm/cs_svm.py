@@ -26,7 +26,8 @@ from csrepro._kernels import smo, smo_ref
 from csrepro.costs import validate_cost_matrix
 from csrepro.losses.binary import check_cs_svm_costs
 
-__all__ = ["CostSensitiveSVC", "DualSolution", "dual_terms", "kernel_matrix", "resolve_costs", "solve_dual"]
+__all__ = ["CostSensitiveSVC", "DualSolution", "StandardForm", "dual_terms", "kernel_matrix", "resolve_costs", "solve_dual",
+           "standard_form"]
 
 BACKENDS = {"cython": smo, "numpy": smo_ref}
 VARIANTS = ("cs", "bp", "bm", "svm")
@@ -102,6 +103,43 @@ def dual_terms(variant, y, C, C1=1.0, C_minus1=1.0):
     if variant == "bp":
         return np.ones(len(y)), C * np.where(pos, C1, C_minus1)
     return np.ones(len(y)), np.full(len(y), float(C))
+
+
+class StandardForm(NamedTuple):
+    """A variant's dual as a class-weighted standard SVM (p_i = 1, U_i = C w_{y_i}) and the map back.
+
+    With alpha' the weighted SVM's solution and f' its decision function, the variant's solution
+    is alpha = scale alpha' and its decision function f = scale f' + shift (intercept
+    b = scale b' + shift).
+    """
+
+    C: float
+    w_pos: float
+    w_neg: float
+    scale: float
+    shift: float
+
+
+def standard_form(variant, C, C1=1.0, C_minus1=1.0) -> StandardForm:
+    """The dual of ``variant`` at (C, C_1, C_{-1}) written as a class-weighted standard SVM.
+
+    "bp": weights (C_1, C_{-1}); "bm", "svm": weights (1, 1) (bm's threshold move is applied
+    by the estimator).  "cs": with kappa = 1/(2 C_{-1} - 1) and s = (1 + kappa)/2, the CS-SVM
+    dual (V.43) is s^2 times the dual of the SVM with C' = C/s and weights (C_1, 2 C_{-1} - 1),
+    in alpha' = alpha/s: on y' alpha = 0 the two classes carry equal sums, so
+    p' alpha = sum_pos alpha + kappa sum_neg alpha = s 1' alpha, and the boxes C C_1,
+    C (2 C_{-1} - 1) become C' C_1, C' (2 C_{-1} - 1).  The predictors are related by
+    f = s f' + (1 - kappa)/2 (experiments/cs_svm/NOTES.md, "CS-SVM is a class-weighted SVM").
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"variant={variant!r} is not valid; choose one of {VARIANTS}")
+    if variant == "cs":
+        kappa = 1.0 / (2.0 * C_minus1 - 1.0)
+        s = 0.5 * (1.0 + kappa)
+        return StandardForm(C / s, float(C1), 2.0 * C_minus1 - 1.0, s, 0.5 * (1.0 - kappa))
+    if variant == "bp":
+        return StandardForm(float(C), float(C1), float(C_minus1), 1.0, 0.0)
+    return StandardForm(float(C), 1.0, 1.0, 1.0, 0.0)
 
 
 def _cs_rescale(C1, C_minus1):
@@ -228,6 +266,17 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Solve the variant's dual on (X, y) and keep the support vectors."""
+        X, ys = self._prepare(X, y)
+        p, upper = dual_terms(self.variant, ys, self.C, self.C1_, self.C_minus1_)
+        sol = solve_dual(kernel_matrix(self.kernel, X, X, self.gamma_), ys, p, upper,
+                         tol=self.tol, max_iter=self.max_iter, backend=self.backend)
+        if not sol.gap < self.tol:
+            warnings.warn(f"SMO stopped after max_iter={self.max_iter} steps with KKT violation {sol.gap:.3g} "
+                          f">= tol={self.tol}; raise max_iter or tol", ConvergenceWarning, stacklevel=2)
+        return self._keep(X, ys, sol.alpha, sol.b, sol.n_iter)
+
+    def _prepare(self, X, y):
+        """Validate (X, y) and the parameters; set classes_, gamma_, C1_, C_minus1_; return (X, +-1 labels)."""
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -239,18 +288,15 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
                              "a single-class training fold cannot train a classifier (use a stratified split)")
         self.gamma_ = self._check_params(X)
         self.C1_, self.C_minus1_ = resolve_costs(self.variant, self.C1, self.C_minus1, self.cost_matrix)
-        ys = np.where(y == self.classes_[1], 1.0, -1.0)
-        p, upper = dual_terms(self.variant, ys, self.C, self.C1_, self.C_minus1_)
-        sol = solve_dual(kernel_matrix(self.kernel, X, X, self.gamma_), ys, p, upper,
-                         tol=self.tol, max_iter=self.max_iter, backend=self.backend)
-        if not sol.gap < self.tol:
-            warnings.warn(f"SMO stopped after max_iter={self.max_iter} steps with KKT violation {sol.gap:.3g} "
-                          f">= tol={self.tol}; raise max_iter or tol", ConvergenceWarning, stacklevel=2)
-        self.support_ = np.flatnonzero(sol.alpha > 0)
+        return X, np.where(y == self.classes_[1], 1.0, -1.0)
+
+    def _keep(self, X, ys, alpha, b, n_iter):
+        """Set the fitted attributes from a dual solution (alpha, b) of this variant on (X, ys)."""
+        self.support_ = np.flatnonzero(alpha > 0)
         self.support_vectors_ = X[self.support_]
-        self.dual_coef_ = (sol.alpha * ys)[self.support_][None, :]
-        self.intercept_ = np.array([sol.b])
-        self.n_iter_ = sol.n_iter
+        self.dual_coef_ = (alpha * ys)[self.support_][None, :]
+        self.intercept_ = np.array([float(b)])
+        self.n_iter_ = int(n_iter)
         self.offset_ = ((self.C1_ - self.C_minus1_) / (self.C1_ + self.C_minus1_)) if self.variant == "bm" else 0.0
         if self.kernel == "linear":
             self.coef_ = self.dual_coef_ @ self.support_vectors_

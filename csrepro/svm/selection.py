@@ -8,23 +8,54 @@ point it collects out-of-fold decision values, takes the operating point with de
 point with the fewest false positives, and refits it on all training data with that
 cross-validated threshold.  :class:`CostRatioSVC` is the Table V.1 variant: C and the scale of
 (C_1, C_{-1}) at the cost matrix' ratio C_1/C_{-1} are chosen for the lowest out-of-fold cost.
+
+Shared work.  Every grid point of every variant is solved as a class-weighted standard SVM
+(:func:`csrepro.svm.cs_svm.standard_form`; exact), so grid points of different variants that
+are the same problem (CS-SVM with C_{-1} = 1, BP-SVM with C_1 = C_{-1} = 1 and BM-SVM are all
+the plain SVM at those weights) are solved once.  For fixed class weights the C values form a
+path, solved in increasing C with each full solution warm-starting the next, followed by its
+out-of-fold decision values (leave-one-out: :func:`csrepro._kernels.smo.loo_decision_values`,
+which re-solves only for support vectors).  Kernel matrices and paths are memoised in-process
+on a hash of the training data and every setting they depend on, so the seven detection rates
+of a variant, and the variants among each other, reuse them; a path is a pure function of its
+key, so results do not depend on which fits ran before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import LeaveOneOut, StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csrepro._kernels import smo
 from csrepro.costs import validate_cost_matrix
 from csrepro.metrics import detection_at_rate
-from csrepro.svm.cs_svm import VARIANTS, CostSensitiveSVC, dual_terms, kernel_matrix, solve_dual
+from csrepro.svm.cs_svm import VARIANTS, CostSensitiveSVC, kernel_matrix, solve_dual, standard_form
 
-__all__ = ["CostRatioSVC", "DetectionRateSVC", "cost_grid"]
+__all__ = ["CostRatioSVC", "DetectionRateSVC", "cost_grid", "out_of_fold_path"]
+
+_KERNELS: dict = {}  # memo: kernel matrices of the most recent training parts
+_KERNELS_KEPT = 2
+_PATHS: dict = {}  # memo: out_of_fold_path results
+_PATHS_KEPT = 64
+
+
+def _memo(store, kept, key, compute):
+    """``store[key]``, computed by ``compute()`` when missing; keeps the ``kept`` most recently used."""
+    if key in store:
+        store[key] = store.pop(key)  # most recently used last
+    else:
+        store[key] = compute()
+        while len(store) > kept:
+            store.pop(next(iter(store)))
+    return store[key]
 
 
 def cost_grid(variant, C_grid, C1_grid, C_minus1_grid):
@@ -50,23 +81,61 @@ def cost_grid(variant, C_grid, C1_grid, C_minus1_grid):
     return [(float(c), a, b) for c in C_grid for a, b in pairs]
 
 
+def out_of_fold_path(K, ys, w_pos, w_neg, Cs, splits=None, tol=1e-3, max_iter=1_000_000):
+    """Full solutions and out-of-fold decision values of the weighted SVM along increasing ``Cs``.
+
+    The problem at C has p_i = 1 and box U_i = C w_pos (y_i = +1) or C w_neg (y_i = -1).  Each
+    full solution warm-starts the next C.  ``splits=None``: leave-one-out, exact up to the SMO
+    tolerance; a left-out example that is not a support vector keeps the full solution (its
+    removal leaves every remaining KKT condition as it was; Vapnik 1995, Joachims 2000), support
+    vectors are re-solved from the full solution (alpha seeding,
+    :func:`csrepro._kernels.smo.loo_decision_values`).  Otherwise ``splits`` lists (train, test)
+    index pairs, each re-solved on its training rows from the full solution.
+    Returns one (DualSolution, out-of-fold values, largest final KKT violation) per C, in ``Cs`` order.
+    """
+    order = np.argsort(Cs, kind="stable")
+    out, alpha = [None] * len(Cs), None
+    p = np.ones(len(ys))
+    for k in order:
+        upper = Cs[k] * np.where(ys > 0, w_pos, w_neg)
+        full = solve_dual(K, ys, p, upper, alpha0=alpha, tol=tol, max_iter=max_iter)
+        alpha = full.alpha
+        if splits is None:
+            G = ys * (K @ (ys * full.alpha)) - p
+            scores, _, gap = smo.loo_decision_values(K, ys, p, upper, full.alpha, G, full.b, tol, max_iter)
+        else:
+            scores, gap = np.empty(len(ys)), full.gap
+            for train, test in splits:
+                sol = solve_dual(K[np.ix_(train, train)], ys[train], p[train], upper[train],
+                                 alpha0=full.alpha[train], tol=tol, max_iter=max_iter)
+                scores[test] = K[np.ix_(test, train)] @ (sol.alpha * ys[train]) + sol.b
+                gap = max(gap, sol.gap)
+        out[k] = (full, scores, max(gap, full.gap))
+    return out
+
+
 class _GridSVC(ClassifierMixin, BaseEstimator):
-    """Shared machinery: folds, one kernel matrix per fit, warm-started out-of-fold decision values."""
+    """Shared machinery: folds, memoised kernel matrix and out-of-fold paths, refit-free best estimator."""
 
     def _splits(self, ys):
+        """None for leave-one-out, else the stratified k-fold (train, test) pairs and their seed."""
         if self.cv == "loo":
-            return list(LeaveOneOut().split(ys))
+            return None, None
         if isinstance(self.cv, bool) or not (isinstance(self.cv, (int, np.integer)) and self.cv >= 2):
             raise ValueError(f"cv must be 'loo' or an int >= 2, got {self.cv!r}")
         n_min = int(min(np.sum(ys > 0), np.sum(ys < 0)))
         if self.cv > n_min:
             raise ValueError(f"cv={self.cv} folds but the smaller class has only {n_min} training examples; "
                              "lower cv or use cv='loo'")
-        seed = int(np.random.default_rng(self.random_state).integers(2**31))
-        return list(StratifiedKFold(self.cv, shuffle=True, random_state=seed).split(ys, ys))
+        source = self.random_state if self.cv_seed is None else self.cv_seed
+        seed = int(np.random.default_rng(source).integers(2**31))
+        return list(StratifiedKFold(self.cv, shuffle=True, random_state=seed).split(ys, ys)), seed
 
     def _search(self, X, y, grid):
-        """Validate (X, y); return (X, y, ±1 labels, fitted-SVM template, [(grid point, out-of-fold f)])."""
+        """Validate (X, y); return (X, y, ys, template, [(grid point, out-of-fold f, (alpha, b, n_iter))]).
+
+        ``ys``: +-1 labels; ``template``: an unfitted :class:`CostSensitiveSVC` with the resolved gamma.
+        """
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -74,35 +143,36 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} is binary but y has {len(self.classes_)} class(es) "
                              f"{self.classes_.tolist()[:10]}; give it exactly two classes")
         ys = np.where(y == self.classes_[1], 1.0, -1.0)
-        splits = self._splits(ys)
+        splits, seed = self._splits(ys)
         template = CostSensitiveSVC(variant=self.variant, kernel=self.kernel, gamma=self.gamma, tol=self.tol,
                                     max_iter=self.max_iter)
         template.set_params(gamma=template._check_params(X))
-        K = kernel_matrix(self.kernel, X, X, template.gamma)
-        found, alpha_full = {}, None
-        for C, C1, Cm1 in sorted(grid):  # increasing C: each full solution warm-starts the next
-            p, upper = dual_terms(self.variant, ys, C, C1, Cm1)
-            full = solve_dual(K, ys, p, upper, alpha0=alpha_full, tol=self.tol, max_iter=self.max_iter)
-            alpha_full = full.alpha
-            found[(C, C1, Cm1)] = self._out_of_fold(K, ys, p, upper, full, splits)
-        return X, y, ys, template, [(g, found[g]) for g in grid]
+        data_key = hashlib.sha1(b"".join([X.tobytes(), ys.tobytes(), repr((X.shape, self.kernel, template.gamma))
+                                          .encode()])).hexdigest()
+        K = _memo(_KERNELS, _KERNELS_KEPT, data_key, lambda: kernel_matrix(self.kernel, X, X, template.gamma))
+        forms = {g: standard_form(self.variant, *g) for g in grid}
+        paths = {}
+        for w in dict.fromkeys((f.w_pos, f.w_neg) for f in forms.values()):
+            Cs = tuple(sorted({f.C for f in forms.values() if (f.w_pos, f.w_neg) == w}))
+            key = (data_key, self.cv, seed, w, Cs, self.tol, self.max_iter)
+            path = _memo(_PATHS, _PATHS_KEPT, key, lambda: out_of_fold_path(K, ys, *w, np.array(Cs), splits,
+                                                                            self.tol, self.max_iter))
+            paths.update({(w, C): found for C, found in zip(Cs, path)})
+        scored = []
+        for g, f in forms.items():
+            full, scores, gap = paths[((f.w_pos, f.w_neg), f.C)]
+            if not gap < self.tol:
+                warnings.warn(f"SMO stopped at max_iter={self.max_iter} with KKT violation {gap:.3g} >= tol={self.tol} "
+                              f"at grid point {g}; raise max_iter or tol", ConvergenceWarning, stacklevel=3)
+            scored.append((g, f.scale * scores + f.shift, (f.scale * full.alpha, f.scale * full.b + f.shift,
+                                                           full.n_iter)))
+        return X, y, ys, template, scored
 
-    def _out_of_fold(self, K, ys, p, upper, full, splits):
-        """Decision values f(x_i) of the model trained without x_i's fold, warm-started from the ``full`` solution.
-
-        A fold holding no support vector of the full solution keeps it (its restriction still meets
-        the KKT conditions), so its scores come from the full model without a solve.
-        """
-        coef = full.alpha * ys
-        scores = np.empty(len(ys))
-        for train, test in splits:
-            if not np.any(full.alpha[test] > 0):
-                scores[test] = K[test] @ coef + full.b
-                continue
-            sol = solve_dual(K[np.ix_(train, train)], ys[train], p[train], upper[train], alpha0=full.alpha[train],
-                             tol=self.tol, max_iter=self.max_iter)
-            scores[test] = K[np.ix_(test, train)] @ (sol.alpha * ys[train]) + sol.b
-        return scores
+    def _best(self, template, X, y, params, solution):
+        """``template`` with ``params``, fitted from the full-data ``solution`` (alpha, b, n_iter) of the search."""
+        est = template.set_params(**params)
+        X, ys = est._prepare(X, y)
+        return est._keep(X, ys, *solution)
 
     def decision_function(self, X):
         """Decision values of ``best_estimator_``, shape (n,); > 0 predicts ``classes_[1]``."""
@@ -136,17 +206,21 @@ class DetectionRateSVC(_GridSVC):
     tol, max_iter : SMO stopping rule.
     cost_matrix : ignored
         Accepted for the runner's interface; the detection-rate target replaces costs.
+    cv_seed : int or None
+        Seed of the k-fold shuffle; None: drawn from ``random_state``.  A fixed seed gives every
+        rate and variant on a training part the same folds, so they share their solves.
     random_state : int, Generator or None
-        Seeds the k-fold shuffle (unused for "loo").
+        Seeds the k-fold shuffle when ``cv_seed`` is None (unused for "loo").
 
     Fitted: ``best_params_`` (C, C1, C_minus1), ``threshold_`` (cross-validated threshold on f),
     ``cv_false_positives_`` and ``cv_detection_rate_`` at the chosen point, ``cv_results_``
-    (one dict per grid point) and ``best_estimator_`` (the refitted SVM, threshold applied).
+    (one dict per grid point) and ``best_estimator_`` (the best point's SVM on all training data,
+    threshold applied; the search's full-data solution, so no refit).
     """
 
     def __init__(self, variant="cs", target_detection_rate=0.9, C_grid=(0.1, 1.0, 10.0), C1_grid=(1.0, 2.0, 4.0),
-                 C_minus1_grid=(1.0, 2.0), kernel="rbf", gamma="scale", cv="loo", tol=1e-3, max_iter=1_000_000,
-                 cost_matrix=None, random_state=None):
+                 C_minus1_grid=(1.0, 2.0), kernel="rbf", gamma="scale", cv="loo", cv_seed=None, tol=1e-3,
+                 max_iter=1_000_000, cost_matrix=None, random_state=None):
         self.variant = variant
         self.target_detection_rate = target_detection_rate
         self.C_grid = C_grid
@@ -155,31 +229,33 @@ class DetectionRateSVC(_GridSVC):
         self.kernel = kernel
         self.gamma = gamma
         self.cv = cv
+        self.cv_seed = cv_seed
         self.tol = tol
         self.max_iter = max_iter
         self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Cross-validate the grid on (X, y), then refit the best point on all of it."""
+        """Cross-validate the grid on (X, y); keep the best point's SVM on all of it."""
         d = self.target_detection_rate
         if isinstance(d, bool) or not (isinstance(d, (int, float, np.integer, np.floating)) and 0 < d <= 1):
             raise ValueError(f"target_detection_rate must be a number in (0, 1], got {d!r}")
         grid = cost_grid(self.variant, self.C_grid, self.C1_grid, self.C_minus1_grid)
         X, y, ys, template, scored = self._search(X, y, grid)
         self.cv_results_ = []
-        for (C, C1, Cm1), scores in scored:
+        for (C, C1, Cm1), scores, _ in scored:
             point = detection_at_rate(ys, scores, float(d), pos_label=1.0)
             self.cv_results_.append({"C": C, "C1": C1, "C_minus1": Cm1, "threshold": point.threshold,
                                      "detection_rate": point.detection_rate, "false_positives": point.false_positives})
-        best = min(self.cv_results_, key=lambda r: r["false_positives"])  # ties: the first in grid order
+        k = min(range(len(scored)), key=lambda i: self.cv_results_[i]["false_positives"])  # ties: first in grid order
+        best = self.cv_results_[k]
         self.best_params_ = {"C": best["C"], "C1": best["C1"], "C_minus1": best["C_minus1"]}
         self.threshold_ = best["threshold"]
         self.cv_false_positives_ = best["false_positives"]
         self.cv_detection_rate_ = best["detection_rate"]
         # f >= threshold_ predicts positive; CostSensitiveSVC predicts f + threshold > 0
         shift = -np.nextafter(self.threshold_, -np.inf)
-        self.best_estimator_ = template.set_params(**self.best_params_, threshold=0.0).fit(X, y)
+        self.best_estimator_ = self._best(template, X, y, {**self.best_params_, "threshold": 0.0}, scored[k][2])
         self.best_estimator_.set_params(threshold=shift - self.best_estimator_.offset_)
         return self
 
@@ -192,16 +268,17 @@ class CostRatioSVC(_GridSVC):
     ``cost_matrix``, C_{-1} from ``C_minus1_grid`` (for "cs" only scales meeting V.39/V.42), and the
     grid point whose out-of-fold predictions (sign of f, no threshold search) cost least wins (ties:
     first in grid order).  "bm" moves its threshold by (r - 1)/(r + 1) and "svm" ignores costs, so
-    both search C only.  It is refitted on all training data.
+    both search C only.  ``best_estimator_`` is its SVM on all training data.
 
     Parameters: ``variant``, ``cost_matrix`` (2x2, required), ``C_grid``, ``C_minus1_grid``,
-    ``kernel``, ``gamma``, ``cv``, ``tol``, ``max_iter``, ``random_state`` as in
+    ``kernel``, ``gamma``, ``cv``, ``cv_seed``, ``tol``, ``max_iter``, ``random_state`` as in
     :class:`DetectionRateSVC`.  Fitted: ``best_params_``, ``cv_cost_`` (out-of-fold cost of the
     chosen point), ``cv_results_``, ``best_estimator_``.
     """
 
     def __init__(self, variant="cs", cost_matrix=None, C_grid=(0.1, 1.0, 10.0), C_minus1_grid=(1.0, 2.0, 4.0),
-                 kernel="rbf", gamma="scale", cv="loo", tol=1e-3, max_iter=1_000_000, random_state=None):
+                 kernel="rbf", gamma="scale", cv="loo", cv_seed=None, tol=1e-3, max_iter=1_000_000,
+                 random_state=None):
         self.variant = variant
         self.cost_matrix = cost_matrix
         self.C_grid = C_grid
@@ -209,12 +286,13 @@ class CostRatioSVC(_GridSVC):
         self.kernel = kernel
         self.gamma = gamma
         self.cv = cv
+        self.cv_seed = cv_seed
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Cross-validate the grid on (X, y) by out-of-fold cost, then refit the best point on all of it."""
+        """Cross-validate the grid on (X, y) by out-of-fold cost; keep the best point's SVM on all of it."""
         if self.variant not in VARIANTS:
             raise ValueError(f"variant={self.variant!r} is not valid; choose one of {VARIANTS}")
         if self.cost_matrix is None:
@@ -234,12 +312,12 @@ class CostRatioSVC(_GridSVC):
         X, y, ys, template, scored = self._search(X, y, grid)
         offset = (ratio - 1) / (ratio + 1) if self.variant == "bm" else 0.0
         self.cv_results_ = []
-        for (C, C1, Cm1), scores in scored:
+        for (C, C1, Cm1), scores, _ in scored:
             pred = (scores + offset > 0).astype(int)
             cost = float(np.sum(Cm[(ys > 0).astype(int), pred]))
             self.cv_results_.append({"C": C, "C1": C1, "C_minus1": Cm1, "cost": cost})
-        best = min(self.cv_results_, key=lambda r: r["cost"])  # ties: the first in grid order
-        self.best_params_ = {k: best[k] for k in ("C", "C1", "C_minus1")}
-        self.cv_cost_ = best["cost"]
-        self.best_estimator_ = template.set_params(**self.best_params_).fit(X, y)
+        k = min(range(len(scored)), key=lambda i: self.cv_results_[i]["cost"])  # ties: the first in grid order
+        self.best_params_ = {name: self.cv_results_[k][name] for name in ("C", "C1", "C_minus1")}
+        self.cv_cost_ = self.cv_results_[k]["cost"]
+        self.best_estimator_ = self._best(template, X, y, self.best_params_, scored[k][2])
         return self

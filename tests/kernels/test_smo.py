@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from csrepro._kernels import smo_ref
+from csrepro._kernels import smo, smo_ref
 from csrepro.svm import dual_terms, kernel_matrix, solve_dual
 
 
@@ -135,3 +135,44 @@ def test_input_errors():
         solve_dual(K[:5], y, p, U)
     with pytest.raises(ValueError, match="backend"):
         solve_dual(K, y, p, U, backend="fortran")
+
+
+def _loo_inputs(seed, n=30):
+    K, y, p, U = _problem(seed, n=n)
+    sol = solve_dual(K, y, p, U, tol=1e-9)
+    return K, y, p, U, sol, y * (K @ (sol.alpha * y)) - p
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_loo_cython_matches_numpy_transcription(seed):
+    K, y, p, U, sol, G = _loo_inputs(seed)
+    a = smo.loo_decision_values(K, y, p, U, sol.alpha, G, sol.b, 1e-9, 100_000)
+    b = smo_ref.loo_decision_values(K, y, p, U, sol.alpha, G, sol.b, 1e-9, 100_000)
+    assert a[1] == b[1] > 0
+    np.testing.assert_allclose(a[0], b[0], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_loo_values_equal_solves_without_each_example(seed):
+    """f_{-i}(x_i) from the seeded re-solve equals a cold solve on the other n - 1 examples."""
+    K, y, p, U, sol, G = _loo_inputs(seed)
+    values, _, gap = smo.loo_decision_values(K, y, p, U, sol.alpha, G, sol.b, 1e-10, 100_000)
+    assert gap < 1e-10
+    assert 0 < np.sum(sol.alpha > 0) < len(y)  # both branches: support vectors and the others
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        ref = solve_dual(K[np.ix_(keep, keep)], y[keep], p[keep], U[keep], tol=1e-10)
+        assert values[i] == pytest.approx(K[i, keep] @ (ref.alpha * y[keep]) + ref.b, abs=1e-6)
+
+
+def test_zero_box_leaves_an_example_out():
+    """U_i = 0 with alpha_i = 0 removes example i from the problem (used by the leave-one-out)."""
+    K, y, p, U = _problem(2, n=25)
+    U0 = U.copy()
+    U0[4] = 0.0
+    keep = np.arange(25) != 4
+    alpha, G = np.zeros(25), -p.copy()
+    smo.smo_solve(K, y, p, U0, alpha, G, 1e-10, 100_000)
+    ref = solve_dual(K[np.ix_(keep, keep)], y[keep], p[keep], U[keep], tol=1e-10)
+    assert alpha[4] == 0.0
+    np.testing.assert_allclose(alpha[keep], ref.alpha, atol=1e-6)

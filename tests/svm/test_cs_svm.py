@@ -10,6 +10,7 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from csrepro.losses.binary import HINGE, CostSensitiveHinge, check_cs_svm_costs
 from csrepro.svm import CostSensitiveSVC, resolve_costs
+from csrepro.svm.cs_svm import dual_terms, kernel_matrix, solve_dual, standard_form
 from csrepro.svm.figures import plot_figure_v1
 
 # ----------------------------------------------------------------------------- loss (V.38), risk (V.39)
@@ -174,6 +175,23 @@ def test_cs_svm_is_class_weighted_svm_with_shifted_threshold(kernel, C, C1, Cm):
     bp = CostSensitiveSVC(variant="bp", C=2 * C / (1 + kap), C1=C1, C_minus1=lam, kernel=kernel, gamma=0.5,
                           tol=1e-9, threshold=(1 - kap) / (1 + kap)).fit(X, y)
     np.testing.assert_allclose(bp.decision_function(X), 2 * f_cs / (1 + kap), atol=1e-6)
+
+
+@pytest.mark.parametrize("variant, C, C1, Cm", [("cs", 1.0, 4.0, 2.0), ("cs", 0.3, 7.0, 3.0), ("cs", 2.0, 3.0, 1.0),
+                                             ("bp", 0.5, 3.0, 2.0), ("bm", 2.0, 5.0, 1.0), ("svm", 1.5, 1.0, 1.0)])
+def test_standard_form_solves_the_variant_dual(variant, C, C1, Cm):
+    """alpha = scale alpha', b = scale b' + shift from the weighted SVM solve the variant's own dual."""
+    X, y = _blobs(6, n=70, d=2, labels=(-1, 1))
+    ys = y.astype(float)
+    K = kernel_matrix("rbf", X, X, 0.5)
+    f = standard_form(variant, C, C1, Cm)
+    upper_w = f.C * np.where(ys > 0, f.w_pos, f.w_neg)
+    weighted = solve_dual(K, ys, np.ones(len(ys)), upper_w, tol=1e-10)
+    p, upper = dual_terms(variant, ys, C, C1, Cm)
+    own = solve_dual(K, ys, p, upper, tol=1e-10)
+    np.testing.assert_allclose(f.scale * weighted.alpha, own.alpha, atol=1e-6)
+    assert f.scale * weighted.b + f.shift == pytest.approx(own.b, abs=1e-6)
+    np.testing.assert_allclose(f.scale * upper_w, upper)  # same boxes
 
 
 def test_separable_cs_svm_gives_positives_the_larger_margin():

@@ -6,7 +6,7 @@ import pytest
 from csrepro import methods
 from csrepro.metrics import detection_at_rate, detection_stats
 from csrepro.runner import METRICS, Predictions
-from csrepro.svm import CostSensitiveSVC
+from csrepro.svm import CostSensitiveSVC, selection
 from csrepro.svm.selection import CostRatioSVC, DetectionRateSVC, cost_grid
 
 
@@ -142,3 +142,43 @@ def test_cost_ratio_needs_a_cost_matrix_and_feasible_scales():
     with pytest.raises(ValueError, match="CS-SVM constraints"):
         CostRatioSVC(cost_matrix=COST, C_minus1_grid=[0.5]).fit(X, y)
     assert methods.make_estimator("cs_svm_cv", cost_matrix=COST).variant == "cs"
+
+
+def test_rates_and_variants_share_solves_without_changing_results():
+    """Fits at every rate after a memoised first fit equal fits from an empty memo, in any order."""
+    X, y = _problem(n=60, seed=6)
+    kw = {"C_grid": [0.5, 2.0], "C1_grid": [1.0, 4.0], "C_minus1_grid": [1.0, 2.0], "cv": "loo"}
+
+    def fit_all(order):
+        out = {}
+        for variant, rate in order:
+            sel = DetectionRateSVC(variant=variant, target_detection_rate=rate, **kw).fit(X, y)
+            out[variant, rate] = (sel.best_params_, sel.threshold_, sel.decision_function(X))
+        return out
+
+    order = [(v, r) for v in ("cs", "bp", "bm") for r in (0.8, 0.9)]
+    selection._PATHS.clear()
+    shared = fit_all(order)
+    n_paths = len(selection._PATHS)  # bp: 4 weight pairs; cs adds (4, 3) at C' = 1.5 C; bm none
+    assert n_paths == 5
+    for key in order:
+        selection._PATHS.clear()
+        alone = fit_all([key])[key]
+        assert alone[0] == shared[key][0] and alone[1] == shared[key][1]
+        np.testing.assert_array_equal(alone[2], shared[key][2])
+
+
+def test_cs_with_unit_costs_is_the_plain_svm_point():
+    """CS-SVM at C_-1 = 1, BP-SVM at C1 = C_-1 = 1 and BM-SVM share one problem: equal CV results."""
+    X, y = _problem(n=50, seed=7)
+    kw = {"target_detection_rate": 0.85, "C_grid": [1.0], "C1_grid": [1.0], "C_minus1_grid": [1.0], "cv": "loo"}
+    results = [DetectionRateSVC(variant=v, **kw).fit(X, y).cv_results_ for v in ("cs", "bp", "bm")]
+    assert results[0] == results[1] == results[2]
+
+
+def test_k_fold_seed_shared_across_method_seeds():
+    X, y = _problem(n=60, seed=8)
+    kw = {"variant": "bp", "C_grid": [1.0], "C1_grid": [1.0, 2.0], "C_minus1_grid": [1.0], "cv": 5, "cv_seed": 0}
+    a = DetectionRateSVC(random_state=1, **kw).fit(X, y)
+    b = DetectionRateSVC(random_state=2, **kw).fit(X, y)
+    assert a.cv_results_ == b.cv_results_
