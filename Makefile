@@ -13,6 +13,9 @@ ifeq ($(origin CSREPRO_DATA_DIR), undefined)
 endif
 
 .PHONY: install test reproduce-guess-averse report bench clean
+# thesis Ch. III-IV (issue 5): one target per table group; reproduce-thesis-robust runs them all, then the reports
+THESIS_ROBUST := gaussians uci-margin large outliers letter1 musk2
+.PHONY: reproduce-thesis-robust $(addprefix reproduce-thesis-,$(THESIS_ROBUST))
 
 $(STAMP): pyproject.toml setup.py $(wildcard csrepro/_kernels/*.pyx csrepro/_kernels/*.pxd)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +31,13 @@ test: $(STAMP)
 reproduce-guess-averse: $(STAMP)
 	$(BIN)/python -m csrepro.run +exp=guess_averse_uci runner.n_jobs=$(N_JOBS)
 	$(BIN)/python -m csrepro.report guess_averse_uci
+	$(BIN)/python -m csrepro.report --all
+
+$(addprefix reproduce-thesis-,$(THESIS_ROBUST)): reproduce-thesis-%: $(STAMP)
+	$(BIN)/python -m csrepro.run +exp=thesis_$(subst -,_,$*) runner.n_jobs=$(N_JOBS)
+	$(BIN)/python -m csrepro.report thesis_$(subst -,_,$*)
+
+reproduce-thesis-robust: $(addprefix reproduce-thesis-,$(THESIS_ROBUST))
 	$(BIN)/python -m csrepro.report --all
 
 bench: $(STAMP)

@@ -242,8 +242,11 @@ class MethodEntry:
                           sort_keys=True, separators=(",", ":"))
 
 
-def method_entries(methods_cfg) -> list[MethodEntry]:
-    """The experiment's method ids in config order, grids expanded (see :class:`MethodEntry`); checked."""
+def method_entries(methods_cfg, registered: bool = True) -> list[MethodEntry]:
+    """The experiment's method ids in config order, grids expanded (see :class:`MethodEntry`); checked.
+
+    ``registered=False`` skips the check that each entry names a registered method (reports).
+    """
     out = []
     for key, value in methods_cfg.items():
         entry = OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else dict(value or {})
@@ -251,7 +254,7 @@ def method_entries(methods_cfg) -> list[MethodEntry]:
         if "[" in key or "]" in key:
             raise ConfigError(f"{where}: method ids cannot contain '[' or ']' (they mark grid members); rename it")
         method = entry.pop("method", key)
-        if method not in methods.method_names():
+        if registered and method not in methods.method_names():
             hint = "" if "method" in dict(value or {}) else " (or give the alias a `method: <registry id>` key)"
             raise ConfigError(f"exp.methods: unknown [{method!r}]{hint}; valid: {methods.method_names()}")
         grid, cv = entry.pop("grid", None) or {}, entry.pop("inner_cv", None)

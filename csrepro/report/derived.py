@@ -30,7 +30,7 @@ KINDS = ("cells", "derived", "wins")
 def family_values(methods_cfg) -> dict[str, dict[str, object]]:
     """``exp.methods`` key -> {member id: grid value} for each key with a one-parameter grid."""
     families: dict[str, dict[str, object]] = {}
-    for entry in method_entries(methods_cfg) if methods_cfg else []:
+    for entry in method_entries(methods_cfg, registered=False) if methods_cfg else []:
         if len(entry.grid) == 1:
             families.setdefault(entry.key, {})[entry.id] = next(iter(entry.grid.values()))
     return families

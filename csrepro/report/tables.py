@@ -86,16 +86,17 @@ def table_specs(entries, published: pd.DataFrame, datasets=(), methods=(), famil
     the experiment's ``datasets`` and ``methods``; ``families`` (csrepro.report.derived.family_values)
     goes to every spec.  A config that names no table gets every
     published table of its paper with these defaults; one that names tables gets just those, so
-    two experiments of one paper (e.g. Tables V.1 and V.2) each compare their own cells.
+    two experiments of one paper (e.g. Tables V.1 and V.2) each compare their own cells; an empty
+    list names none (an experiment that only draws figures).
     """
+    if entries is None:
+        entries = list(dict.fromkeys(published["table"]))
     if isinstance(entries, Mapping):
         entries = [{"id": k, **(v or {})} for k, v in entries.items()]
-    entries = [{"id": e} if isinstance(e, str) else dict(e) for e in entries or []]
+    entries = [{"id": e} if isinstance(e, str) else dict(e) for e in entries]
     for e in entries:
         if "id" not in e:
             raise ValueError(f"report.tables entry {e} has no id; give each table an id such as 'Table 2'")
-    if not entries:
-        entries = [{"id": t} for t in dict.fromkeys(published["table"])]
     return [_spec(e, published[published["table"] == e["id"]], datasets, methods, families or {}) for e in entries]
 
 
