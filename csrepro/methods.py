@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from csrepro.boosting.binary import AdaBoostClassifier, LogitBoostClassifier, RealBoostClassifier
+from csrepro.boosting.margin import CanonicalGradientBoostClassifier, SavageBoostClassifier, TangentBoostClassifier
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.svm import CostSensitiveSVC
 from csrepro.svm.selection import CostRatioSVC, DetectionRateSVC
@@ -35,6 +36,10 @@ METHODS: dict[str, MethodSpec] = {
     "adaboost": MethodSpec(AdaBoostClassifier, {}, "Freund & Schapire 1997; thesis (VI.17)-(VI.22)", False),
     "realboost": MethodSpec(RealBoostClassifier, {}, "Friedman, Hastie & Tibshirani 2000 Alg. 2; thesis (VI.23)-(VI.24)", False),
     "logitboost": MethodSpec(LogitBoostClassifier, {}, "Friedman, Hastie & Tibshirani 2000 Alg. 3; thesis (VI.26)", False),
+    "canonical_gradientboost": MethodSpec(CanonicalGradientBoostClassifier, {},
+                                          "Masnadi-Shirazi 2011 thesis Alg. 1, (III.57)-(III.60)", False),
+    "savageboost": MethodSpec(SavageBoostClassifier, {}, "Masnadi-Shirazi 2011 thesis Alg. 2, (IV.14)-(IV.18)", False),
+    "tangentboost": MethodSpec(TangentBoostClassifier, {}, "Masnadi-Shirazi 2011 thesis Alg. 3, (IV.30)-(IV.38)", False),
 }
 DETECTION_RATES = (80.0, 82.5, 85.0, 87.5, 90.0, 92.5, 95.0)  # thesis Sec. V.E: 80% to 95% in steps of 2.5%
 for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("svm", "svm")):

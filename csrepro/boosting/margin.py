@@ -1,0 +1,226 @@
+"""Boosters of the thesis Ch. III-IV on the binary engine: canonical GradientBoost, SavageBoost, TangentBoost.
+
+* :class:`CanonicalGradientBoostClassifier` -- Algorithm 1 (III.57)-(III.60) for a canonical loss
+  with a sigmoidal inverse link and margin parameter ``a``.
+* :class:`SavageBoostClassifier` -- Algorithm 2 (IV.15)-(IV.18), the Savage loss (IV.14).
+* :class:`TangentBoostClassifier` -- Algorithm 3 (IV.31)-(IV.38), the Tangent loss (IV.30).
+
+The weak learners of the first two (histograms, stumps, trees) output in each cell
+1/2 log(P_w(1 | cell) / P_w(-1 | cell)) of the cell's weighted class posterior under the loss's
+weights, and are chosen by (III.58); see :class:`CanonicalGradientBoostClassifier`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from csrepro.boosting.binary import BinaryBoostClassifier
+from csrepro.losses.binary import get_margin_loss
+from csrepro.weak.criteria import LeastSquares, class_channels, posterior_cells, wls_channels
+
+__all__ = ["CANONICAL_GRADIENTBOOST_LOSSES", "CanonicalGradientBoostClassifier", "SavageBoostClassifier",
+           "TangentBoostClassifier"]
+
+#: canonical losses with an inverse-sigmoidal link (Definition 8): weights (III.57) lie in (0, 1)
+CANONICAL_GRADIENTBOOST_LOSSES = ("canonical_logistic", "canonical_boosting", "canonical_gaussian",
+                                  "canonical_laplacian", "logistic", "table_ii8_8", "table_ii8_9")
+
+
+def _half_log_ratio(Wp, Wn):
+    """1/2 log(P_w(1|cell) / P_w(-1|cell)): RealBoost's histogram step (VI.23), SavageBoost's (IV.18)."""
+    return 0.5 * np.log(Wp / Wn)
+
+
+def _gradient_loss(Wp, Wn, f):
+    """-(W+ - W-) f: (III.58) as a cell loss (minimised)."""
+    return -(Wp - Wn) * f
+
+
+class _PosteriorStepBoost(BinaryBoostClassifier):
+    """GradientBoost (III.53)-(III.56) with posterior-based cell outputs chosen by (III.58); ``loss_`` set by subclasses.
+
+    Each iteration: weights w_i = ``self._weights(y_i F(x_i))``; cell output ``self._cell_output(W+, W-)``
+    on the cell's regularised class weights; the weak learner maximising
+    sum_cells (W+ - W-) f = sum_i y_i w_i f(x_i) (III.58); F += f (III.59).
+    """
+
+    WEAK_LEARNERS = ("histogram", "stump", "tree4")
+
+    def _weights(self, margins):
+        return self.loss_.weight(margins)  # (III.56)
+
+    def _cell_output(self, Wp, Wn):
+        return _half_log_ratio(Wp, Wn)
+
+    def _init_state(self, y):
+        state = super()._init_state(y)
+        state.w = self._weights(y * state.F)
+        return state
+
+    def _objective(self, state):
+        channels = class_channels(state.w, state.y)
+        return channels, posterior_cells(self._cell_output, _gradient_loss, channels, self.smoothing)
+
+    def _update(self, state, g):
+        state.w = self._weights(state.y * state.F)
+
+    def _inverse_link(self, F):
+        return self.loss_.inverse_link(F)
+
+
+class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
+    """Canonical GradientBoost, Algorithm 1 of thesis Ch. III.
+
+    F^(0) = 0; each iteration weights w_i = 1 - [f*]^{-1}(y_i F(x_i)) (III.57), (III.60), the weak
+    learner f of (III.58) and F <- F + f (III.59); ``predict_proba`` = [f*]^{-1}(F) (II.50).
+
+    Weak learner outputs (Algorithm 1 leaves them open).  Each cell (histogram bin of one feature,
+    stump side, tree leaf) has the weighted class posterior P_w = (W+ + e) / (W+ + W- + 2e) under
+    the weights (III.57), with Laplace pseudo-weights e = ``smoothing`` x mean weight, and outputs
+
+    * ``output="realboost"`` (default): f = 1/2 log(P_w / (1 - P_w)), the histogram weak learner
+      of RealBoost (VI.23) and SavageBoost (IV.18), whose scale does not depend on the loss;
+    * ``output="link"``: f = f*(P_w), the loss's own link.  The four losses of Ch. III are scale
+      families (phi(v; a) = phi(a v; 1) / a or a phi(v / a; 1)), so with this output F scales with
+      a and the predictions do not depend on a: the margin parameter is inert.
+
+    Among features / splits the one maximising (III.58) sum_i y_i w_i f(x_i) is taken.  With either
+    output, a cell's step vanishes exactly when eta (1 - p(F)) = (1 - eta) p(F), p = [f*]^{-1},
+    i.e. at F = f*(eta) (II.14): the fixed points are Bayes consistent.
+
+    Parameters
+    ----------
+    loss : str
+        One of :data:`CANONICAL_GRADIENTBOOST_LOSSES` (canonical, inverse-sigmoidal link).
+    a : float
+        Margin parameter of the loss (Ch. III.E); must stay 1 for "logistic" and the Table II.8 rows.
+    output : {"realboost", "link"}
+        Cell outputs, see above.
+    n_estimators, weak_learner ("histogram", "stump", "tree4"), max_bins, hist_bins, smoothing,
+    backend, cost_matrix, random_state
+        As :class:`~csrepro.boosting.binary.BinaryBoostClassifier`.
+    """
+
+    OUTPUTS = ("realboost", "link")
+
+    def __init__(self, loss="canonical_logistic", a=1.0, output="realboost", n_estimators=100,
+                 weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0, backend="cython",
+                 cost_matrix=None, random_state=None):
+        super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.loss = loss
+        self.a = a
+        self.output = output
+
+    def _check_params(self):
+        if self.loss not in CANONICAL_GRADIENTBOOST_LOSSES:
+            raise ValueError(f"loss={self.loss!r} is not a canonical loss with a sigmoidal inverse link (Algorithm 1 "
+                             f"needs weights 1 - [f*]^(-1)(v) in (0, 1)); choose one of "
+                             f"{list(CANONICAL_GRADIENTBOOST_LOSSES)}")
+        if self.output not in self.OUTPUTS:
+            raise ValueError(f"output={self.output!r} is not valid; choose one of {self.OUTPUTS}")
+        self.loss_ = get_margin_loss(self.loss, self.a)
+        return super()._check_params()
+
+    def _weights(self, margins):
+        return 1.0 - self.loss_.inverse_link(margins)  # (III.57)
+
+    def _cell_output(self, Wp, Wn):
+        if self.output == "link":
+            return self.loss_.link(Wp / (Wp + Wn))
+        return _half_log_ratio(Wp, Wn)
+
+
+class SavageBoostClassifier(_PosteriorStepBoost):
+    """SavageBoost, Algorithm 2 of thesis Ch. IV, for the Savage loss phi(v) = 1/(1 + e^{2v})^2 (IV.14).
+
+    Each iteration fits, per weak-learner cell, the step (IV.18) G = 1/2 log(P_w(1|x) / P_w(-1|x))
+    (``smoothing`` as in :func:`~csrepro.weak.criteria.posterior_cells`), picks the feature / split
+    maximising sum_i y_i w_i G(x_i) (the gradient direction (III.54)-(III.55)), and sets F <- F + G.
+    ``predict_proba`` = e^{2F} / (1 + e^{2F}).
+
+    Weights.  (IV.18) is the minimiser of the conditional risk (IV.15) of a cell with constant F
+    whenever the reweighting has w(x, 1) / w(x, -1) = e^{-2F(x)}.  Two weightings have that property:
+
+    * ``weighting="gradient"`` (default): w_i = -phi'(y_i F(x_i)) = 4 s^2 (1 - s),
+      s = 1 / (1 + e^{2 y_i F(x_i)}), the Savage loss's boosting weights (III.56).  They vanish
+      for large negative margins, which is what makes the algorithm robust to outliers.
+    * ``weighting="exponential"``: w_i proportional to e^{-y_i F(x_i)}, Algorithm 2's multiplicative
+      update with the sign that makes (IV.18) solve (IV.15).  As printed, (IV.17) and Algorithm 2
+      use e^{+y G}, under which (IV.18) gives G = f* + F and F diverges; with either sign this is
+      RealBoost's weighting, and the Savage loss does not enter the algorithm.
+    """
+
+    WEIGHTINGS = ("gradient", "exponential")
+
+    def __init__(self, n_estimators=100, weak_learner="histogram", weighting="gradient", max_bins=None, hist_bins=16,
+                 smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
+        super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.weighting = weighting
+
+    def _check_params(self):
+        if self.weighting not in self.WEIGHTINGS:
+            raise ValueError(f"weighting={self.weighting!r} is not valid; choose one of {self.WEIGHTINGS}")
+        self.loss_ = get_margin_loss("savage")
+        return super()._check_params()
+
+    def _weights(self, margins):
+        if self.weighting == "gradient":
+            return super()._weights(margins)
+        return np.exp(-(margins - margins.min()))  # e^{-v} / e^{-min v}: no overflow
+
+
+class TangentBoostClassifier(BinaryBoostClassifier):
+    """TangentBoost, Algorithm 3 of thesis Ch. IV, for the Tangent loss phi(v) = (2 arctan(v) - 1)^2 (IV.30).
+
+    With eta(x) = 1/2 + arctan(F(x)) (IV.29), each iteration fits the weak learner ("line":
+    a x_k + b, the least-squares lines of Algorithm 3; or a regression "stump", "tree4",
+    "histogram") to the working responses of the Gauss step (IV.33)-(IV.36),
+    z = (1 - eta)(1 + F^2) for y = 1 (IV.37) and z = -eta (1 + F^2) for y = -1 (IV.38), by
+    weighted least squares, and sets F <- F + f.  ``predict_proba`` = eta clipped to [0, 1].
+
+    Weights (``weights``):
+
+    * ``"thesis"`` (default): w = eta (1 - eta) as in Algorithm 3, with eta clipped to [0, 1].
+      Unclipped, eta (1 - eta) < 0 for |F| > tan(1/2); the clip gives those samples weight 0.
+    * ``"gauss_newton"``: w = (dr/dF)^2 / 4 = 1 / (1 + F^2)^2 for the residual r = 2 arctan(yF) - 1
+      (IV.34), the weights of the Gauss-Newton step (IV.33) for the sum of squares (IV.31); positive
+      for every F.
+
+    Training stops early if every weight is zero (no weak learner can be fitted).
+    """
+
+    WEAK_LEARNERS = ("line", "stump", "tree4", "histogram")
+    WEIGHTS = ("thesis", "gauss_newton")
+
+    def __init__(self, n_estimators=100, weak_learner="line", weights="thesis", max_bins=None, hist_bins=16,
+                 smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
+        super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.weights = weights
+
+    def _check_params(self):
+        if self.weights not in self.WEIGHTS:
+            raise ValueError(f"weights={self.weights!r} is not valid; choose one of {self.WEIGHTS}")
+        self.loss_ = get_margin_loss("tangent")
+        return super()._check_params()
+
+    def _objective(self, state):
+        F, y = state.F, state.y
+        z = y * (0.5 - np.arctan(y * F)) * (1.0 + F * F)  # (IV.37) for y = 1, (IV.38) for y = -1
+        if self.weights == "thesis":
+            eta = self.loss_.inverse_link(F)
+            state.w = eta * (1.0 - eta)
+        else:
+            state.w = 1.0 / (1.0 + F * F) ** 2
+        return wls_channels(state.w, z), LeastSquares()
+
+    def _coefficient(self, state, h, hx):
+        return 1.0 if state.w.any() else None
+
+    def _inverse_link(self, F):
+        return self.loss_.inverse_link(F)
