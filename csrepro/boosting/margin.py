@@ -37,7 +37,7 @@ def _gradient_loss(Wp, Wn, f):
 
 
 class _PosteriorStepBoost(BinaryBoostClassifier):
-    """GradientBoost (III.53)-(III.56) with posterior-based cell outputs chosen by (III.58); ``loss_`` set by subclasses.
+    """GradientBoost (III.53)-(III.56), posterior-based cell outputs chosen by (III.58); subclasses set ``loss_``.
 
     Each iteration: weights w_i = ``self._weights(y_i F(x_i))``; cell output ``self._cell_output(W+, W-)``
     on the cell's regularised class weights; the weak learner maximising

@@ -61,7 +61,8 @@ def test_canonical_gradientboost_hand_iterations(m):
     np.testing.assert_allclose(clf.decision_function(TINY_X), m / 2 * LOG3 * np.array([-1, -1, 1, 1]))
     np.testing.assert_allclose(clf.predict_proba(TINY_X)[:, 1], 1 / (1 + np.exp(-clf.decision_function(TINY_X))))
     link = CanonicalGradientBoostClassifier(a=2.0, output="link", n_estimators=m, hist_bins=2).fit(TINY_X, TINY_Y)
-    np.testing.assert_allclose(link.decision_function(TINY_X), m * LOG3 / 2.0 * np.array([-1, -1, 1, 1]))  # logit(1/4)/a
+    # output f*(P_w) = logit(1/4) / a
+    np.testing.assert_allclose(link.decision_function(TINY_X), m * LOG3 / 2.0 * np.array([-1, -1, 1, 1]))
 
 
 def test_canonical_laplacian_hand_iteration():
