@@ -38,6 +38,14 @@ def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const doub
                     b = offsets[j] + codes[i, j]
                     out[b, 0] += channels[i, 0]
                     out[b, 1] += channels[i, 1]
+        elif k == 3:  # two channels and a sample count (tree nodes)
+            for t in range(m):
+                i = t if every else rows[t]
+                for j in range(d):
+                    b = offsets[j] + codes[i, j]
+                    out[b, 0] += channels[i, 0]
+                    out[b, 1] += channels[i, 1]
+                    out[b, 2] += channels[i, 2]
         else:
             for t in range(m):
                 i = t if every else rows[t]

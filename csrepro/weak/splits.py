@@ -19,8 +19,8 @@ from csrepro.weak.criteria import Discrete
 class NodeScan:
     """Candidates of one node, in the order of ``BinnedData.candidates``.
 
-    ``L``, ``R``: (C, k) channel sums left / right; ``valid``: (C,) both sides hold node
-    samples; ``total``: (k,) the node's sums.
+    ``L``, ``R``: (C, k) channel sums left / right (Fortran order: each column ``L[:, c]`` is
+    contiguous); ``valid``: (C,) both sides hold node samples; ``total``: (k,) the node's sums.
     """
 
     L: np.ndarray
@@ -29,22 +29,29 @@ class NodeScan:
     total: np.ndarray
 
 
-def scan_node(data: BinnedData, H: np.ndarray, samples: np.ndarray | None = None) -> NodeScan:
-    """Left/right sums of every split of the node with histogram ``H`` and rows ``samples`` (None: all)."""
-    flat, feature, b = data.candidates
+def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False) -> NodeScan:
+    """Left/right sums of every split of the node with histogram ``H``.
+
+    ``counted``: the last channel of ``H`` counts samples; a split is then valid when both sides
+    hold samples (and that channel is dropped from the sums).  Otherwise every split is valid
+    (at the root every bin holds training samples).
+    """
+    flat, feature, _ = data.candidates
     m = data.mapper
-    cum = np.cumsum(H, axis=0)
-    before = np.vstack([np.zeros((1, H.shape[1])), cum])[m.offsets]  # sums of the bins before feature j
-    totals = cum[m.offsets + m.n_bins - 1] - before
-    L = cum[flat] - before[feature]
-    R = totals[feature] - L
-    if samples is None:  # every bin holds training samples
-        valid = np.ones(len(flat), dtype=bool)
+    cum = np.cumsum(np.ascontiguousarray(H.T), axis=1)  # channel-major: each channel's sums contiguous
+    before = np.take(cum, m.offsets - 1, axis=1)  # sums of the bins before feature j
+    before[:, 0] = 0.0
+    totals = np.take(cum, m.offsets + m.n_bins - 1, axis=1) - before
+    L = np.take(cum, flat, axis=1)
+    L -= np.take(before, feature, axis=1)
+    R = np.take(totals, feature, axis=1)
+    R -= L
+    if counted:
+        valid = (L[-1] > 0.5) & (R[-1] > 0.5)
+        L, R, totals = L[:-1], R[:-1], totals[:-1]
     else:
-        node_codes = data.codes[samples]
-        lo, hi = node_codes.min(axis=0), node_codes.max(axis=0)
-        valid = (b >= lo[feature]) & (b < hi[feature])
-    return NodeScan(L, R, valid, H[m.offsets[0]:m.offsets[0] + m.n_bins[0]].sum(axis=0))
+        valid = np.ones(len(flat), dtype=bool)
+    return NodeScan(L.T, R.T, valid, totals[:, 0])
 
 
 def first_min(scores: np.ndarray, rtol: float = 1e-12) -> int:
@@ -67,12 +74,15 @@ def cell_losses(scan: NodeScan, criterion) -> np.ndarray:
     return np.where(scan.valid, loss, np.inf)
 
 
-def discrete_scores(scan: NodeScan, criterion: Discrete, base_pos=0.0, base_neg=0.0) -> np.ndarray:
+def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarray:
     """Scores (2C,) of the labelled splits: at 2c "left -1, right +1" of candidate c, at 2c + 1 "left +1, right -1".
 
-    ``base_pos`` / ``base_neg`` (k,) are the sums already mapped to +1 / -1 by the rest of a tree.
+    ``base``: None, or the sums (pos, neg), each (k,), already mapped to +1 / -1 by the rest of a tree.
+    The criterion is called once per labelling, with (C, k) arrays.
     """
-    k = scan.L.shape[1]
-    pos = np.stack([scan.R, scan.L], axis=1).reshape(-1, k) + base_pos
-    neg = np.stack([scan.L, scan.R], axis=1).reshape(-1, k) + base_neg
-    return np.where(np.repeat(scan.valid, 2), criterion.score(pos, neg), np.inf)
+    L, R = scan.L, scan.R
+    sides = [(R, L), (L, R)] if base is None else [(R + base[0], L + base[1]), (L + base[0], R + base[1])]
+    scores = np.empty(2 * len(scan.valid))
+    for start, (pos, neg) in enumerate(sides):
+        scores[start::2] = np.where(scan.valid, criterion.score(pos, neg), np.inf)
+    return scores

@@ -3,6 +3,7 @@
 Each step splits the leaf and threshold that most lower the criterion (the scan of
 :mod:`csrepro.weak.splits`, as for stumps, on the leaf's histogram).  A child's histogram
 comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it.
+A sample-count channel rides along, so splits leaving a side without samples are excluded.
 
 * Cells criterion: leaves output ``criterion.value`` of their sums; a split must lower the
   summed cell loss (e.g. weighted SSE for regression trees, (VI.44) for CS-RealBoost).
@@ -66,7 +67,7 @@ class _Leaf:
 
     def __init__(self, node, rows, H, data):
         self.node, self.rows, self.H = node, rows, H
-        self.scan = scan_node(data, H, rows)
+        self.scan = scan_node(data, H, counted=True)
         self.label = 0.0
 
 
@@ -80,14 +81,14 @@ class TreeLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Tree | None:
         """The greedily grown tree; None when every feature is constant."""
-        channels = np.ascontiguousarray(channels, dtype=np.float64)
+        counted = np.column_stack([channels, np.ones(len(channels))])  # last channel: sample counts
         flat, feature, b = data.candidates
         if len(flat) == 0:
             return None
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
-        leaves = [_Leaf(0, None, data.histogram(channels), data)]
-        zero = np.zeros(channels.shape[1])
+        leaves = [_Leaf(0, None, data.histogram(counted), data)]
+        zero = np.zeros(counted.shape[1] - 1)
         current = np.inf
         while len(leaves) < self.max_leaves:
             if discrete:
@@ -95,8 +96,9 @@ class TreeLearner:
                 neg = sum((lf.scan.total for lf in leaves if lf.label < 0), zero)
                 if leaves[0].label != 0:
                     current = float(criterion.score(pos[None], neg[None])[0])
-                scores = [discrete_scores(lf.scan, criterion, pos - lf.scan.total * (lf.label > 0),
-                                          neg - lf.scan.total * (lf.label < 0)) for lf in leaves]
+                scores = [discrete_scores(lf.scan, criterion, (pos - lf.scan.total * (lf.label > 0),
+                                                               neg - lf.scan.total * (lf.label < 0)))
+                          if lf.label else discrete_scores(lf.scan, criterion) for lf in leaves]
                 tol = RTOL * abs(current) if np.isfinite(current) else 0.0
             else:
                 here = [float(criterion.loss(lf.scan.total, criterion.value(lf.scan.total))) for lf in leaves]
@@ -113,7 +115,7 @@ class TreeLearner:
             go_left = data.codes[rows, j] <= bin_
             kids = [rows[go_left], rows[~go_left]]
             small = 0 if len(kids[0]) <= len(kids[1]) else 1
-            H_small = data.histogram(channels, kids[small])
+            H_small = data.histogram(counted, kids[small])
             H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
             ids = [len(nodes["feature"]), len(nodes["feature"]) + 1]
             for key, val in (("feature", j), ("threshold", data.threshold(j, bin_)), ("left", ids[0]), ("right", ids[1])):

@@ -29,16 +29,18 @@ def test_discrete_stump_hand_computed(six_points):
 
 def test_discrete_criterion_sees_every_candidate(six_points):
     X, y, w = six_points
-    seen = {}
+    calls = []
 
     def score(pos, neg):
-        seen["pos"], seen["neg"] = pos, neg
+        calls.append((pos, neg))
         return pos[:, 1] + neg[:, 0]
 
     StumpLearner().fit(BinnedData(X), class_channels(w, y), Discrete(score))
-    # 5 thresholds on feature 0, 2 on feature 1, both polarities; totals always sum to the class weights
-    assert seen["pos"].shape == (14, 2)
-    np.testing.assert_allclose(seen["pos"] + seen["neg"], np.tile([4 / 7, 3 / 7], (14, 1)))
+    # one call per polarity, each with the 5 thresholds of feature 0 and the 2 of feature 1
+    assert [p.shape for p, _ in calls] == [(7, 2), (7, 2)]
+    np.testing.assert_array_equal(calls[0][0], calls[1][1])  # polarities swap the sides
+    for pos, neg in calls:  # the totals of each candidate always sum to the class weights
+        np.testing.assert_allclose(pos + neg, np.tile([4 / 7, 3 / 7], (7, 1)))
 
 
 def test_ties_lowest_feature_then_threshold_then_polarity():
