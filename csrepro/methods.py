@@ -54,6 +54,11 @@ for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("
 del _variant, _base, _source, _rate
 
 
+from csrepro.boosting.cs_methods import CS_BOOST_METHODS  # noqa: E402  thesis Ch. VI (issue 6)
+
+METHODS.update({_name: MethodSpec(*_spec) for _name, _spec in CS_BOOST_METHODS.items()})
+
+
 def method_names() -> list[str]:
     """All registered method ids, sorted."""
     return sorted(METHODS)

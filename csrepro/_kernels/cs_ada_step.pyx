@@ -6,10 +6,11 @@ and class totals T+ and T- (VI.40), the loss of the step alpha along g is (VI.42
 
     L(alpha) = (T+ - b) e^{-C1 alpha} + b e^{C1 alpha} + (T- - d) e^{-C2 alpha} + d e^{C2 alpha},
 
-a convex function whose stationary point solves (VI.39).  Each candidate's alpha is found by
-Newton's method on L'(alpha) = 0, kept inside a bracket that shrinks at every step (bisection
-when a Newton step leaves it), on [-alpha_max, alpha_max]; when C1 = C2 = c the closed form
-alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for c = 1).
+a convex function whose stationary point solves (VI.39).  Each candidate's alpha minimises L on
+[alpha_min, alpha_max] (alpha_min = 0: a step along the descent direction g, as in AdaBoost;
+-alpha_max allows flipping g): Newton's method on L'(alpha) = 0, kept inside a bracket that
+shrinks at every step (bisection when a Newton step leaves it); when C1 = C2 = c the closed form
+alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for c = 1), clipped.
 """
 
 from libc.math cimport exp, log, fabs
@@ -32,17 +33,17 @@ cdef inline double _clip(double a, double lo, double hi) noexcept nogil:
     return lo if a < lo else (hi if a > hi else a)
 
 
-cdef double _solve(double b, double d, double Tp, double Tm, double C1, double C2, double amax,
+cdef double _solve(double b, double d, double Tp, double Tm, double C1, double C2, double amin, double amax,
                    double tol, int max_iter, int* iters) noexcept nogil:
-    """alpha solving (VI.39) for one candidate, in [-amax, amax]."""
+    """alpha minimising (VI.42) for one candidate on [amin, amax] (the root of (VI.39) when inside)."""
     cdef double err = b + d, T = Tp + Tm, c = 0.5 * (C1 + C2)
-    cdef double lo = -amax, hi = amax, a, a_new, f1, f2
+    cdef double lo = amin, hi = amax, a, a_new, f1, f2
     cdef int k
     iters[0] = 0
     if err <= 0.0:  # no mistakes: L decreases for ever
         return amax
     if err >= T:  # all mistakes
-        return -amax
+        return amin
     a = log((T - err) / err) / (2.0 * c)
     if C1 == C2:
         return _clip(a, lo, hi)
@@ -72,8 +73,9 @@ cdef double _solve(double b, double d, double Tp, double Tm, double C1, double C
 
 
 def solve_steps(const double[::1] b, const double[::1] d, double Tp, double Tm, double C1, double C2,
-                double alpha_max, double tol, int max_iter, double[::1] alpha, double[::1] loss):
-    """Fill ``alpha[j]`` (solution of (VI.39)) and ``loss[j]`` ((VI.42) at it) for candidates (b[j], d[j]).
+                double alpha_min, double alpha_max, double tol, int max_iter, double[::1] alpha, double[::1] loss):
+    """Fill ``alpha[j]`` (minimiser of (VI.42) on [alpha_min, alpha_max], the root of (VI.39) inside)
+    and ``loss[j]`` ((VI.42) at it) for candidates (b[j], d[j]).
 
     Returns the total number of Newton/bisection iterations (0 for closed-form solutions).
     """
@@ -81,7 +83,7 @@ def solve_steps(const double[::1] b, const double[::1] d, double Tp, double Tm, 
     cdef int it, total = 0
     with nogil:
         for j in range(n):
-            alpha[j] = _solve(b[j], d[j], Tp, Tm, C1, C2, alpha_max, tol, max_iter, &it)
+            alpha[j] = _solve(b[j], d[j], Tp, Tm, C1, C2, alpha_min, alpha_max, tol, max_iter, &it)
             loss[j] = _loss(alpha[j], b[j], d[j], Tp, Tm, C1, C2)
             total += it
     return total

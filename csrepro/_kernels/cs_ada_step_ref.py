@@ -15,10 +15,10 @@ def step_loss(alpha, b, d, Tp, Tm, C1, C2):
             + (Tm - d) * np.exp(-C2 * alpha) + d * np.exp(C2 * alpha))
 
 
-def solve_steps(b, d, Tp, Tm, C1, C2, alpha_max, tol, max_iter, alpha, loss):
-    """Same contract as the kernel (``tol``, ``max_iter`` unused: 200 halvings of [-alpha_max, alpha_max])."""
+def solve_steps(b, d, Tp, Tm, C1, C2, alpha_min, alpha_max, tol, max_iter, alpha, loss):
+    """Same contract as the kernel (``tol``, ``max_iter`` unused: 200 halvings of [alpha_min, alpha_max])."""
     b, d = np.asarray(b, float), np.asarray(d, float)
-    lo, hi = np.full(len(b), -alpha_max), np.full(len(b), alpha_max)
+    lo, hi = np.full(len(b), float(alpha_min)), np.full(len(b), float(alpha_max))
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         up = loss_derivative(mid, b, d, Tp, Tm, C1, C2) > 0

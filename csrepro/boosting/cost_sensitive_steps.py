@@ -45,13 +45,15 @@ def class_balanced_weights(ys) -> np.ndarray:
     return np.where(pos, 0.5 / n_pos, 0.5 / n_neg)
 
 
-def ada_steps(b, d, Tp, Tm, C1, C2, alpha_max=None, tol=1e-12, max_iter=100, backend="cython"):
+def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=1e-12, max_iter=100, backend="cython"):
     """Steps alpha(g) solving (VI.39) and their losses (VI.42) for candidates with errors (b[j], d[j]).
 
     ``b``: weight of misclassified positives, ``d``: of misclassified negatives (VI.41); ``Tp``,
-    ``Tm``: total positive and negative weight (VI.40).  alpha is searched in [-alpha_max,
-    alpha_max] (default: |C alpha| <= 30 for the larger cost, i.e. a perfect weak learner gets
-    e^{-30} relative weight); with C1 = C2 = 1 it is AdaBoost's 1/2 log((1 - err)/err) (VI.21).
+    ``Tm``: total positive and negative weight (VI.40).  alpha minimises (VI.42) on [alpha_min,
+    alpha_max]: by default a non-negative step along g (candidates of both polarities are
+    searched, so the better polarity wins; a worse-than-chance g gets alpha = 0 and loss T+ + T-),
+    and |C alpha| <= 30 for the larger cost (a perfect weak learner gets e^{-30} relative weight).
+    With C1 = C2 = 1 and alpha >= 0 it is AdaBoost's 1/2 log((1 - err)/err) (VI.21).
     Returns (alpha, loss), arrays of len(b).
     """
     C1, C2 = check_costs(C1, C2)
@@ -60,11 +62,12 @@ def ada_steps(b, d, Tp, Tm, C1, C2, alpha_max=None, tol=1e-12, max_iter=100, bac
     if b.shape != d.shape or b.ndim != 1:
         raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
     amax = 30.0 / max(C1, C2) if alpha_max is None else float(alpha_max)
-    if not (0 < amax * max(C1, C2) <= EXP_LIMIT):
-        raise ValueError(f"alpha_max * max(C1, C2) must be in (0, {EXP_LIMIT}], got {amax * max(C1, C2)!r}; "
-                         "lower alpha_max")
+    if not (0 < amax * max(C1, C2) <= EXP_LIMIT and -amax <= alpha_min < amax):
+        raise ValueError(f"need 0 < alpha_max * max(C1, C2) <= {EXP_LIMIT} and -alpha_max <= alpha_min < alpha_max, "
+                         f"got alpha_min={alpha_min!r}, alpha_max={amax!r}; lower alpha_max or fix alpha_min")
     alpha, loss = np.empty_like(b), np.empty_like(b)
-    BACKENDS[backend].solve_steps(b, d, float(Tp), float(Tm), C1, C2, amax, float(tol), int(max_iter), alpha, loss)
+    BACKENDS[backend].solve_steps(b, d, float(Tp), float(Tm), C1, C2, float(alpha_min), amax, float(tol),
+                                  int(max_iter), alpha, loss)
     return alpha, loss
 
 

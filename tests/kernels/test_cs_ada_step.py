@@ -18,19 +18,20 @@ def _candidates(seed, n=40):
     return b, d, Tp, Tm
 
 
-def _run(mod, b, d, Tp, Tm, C1, C2, amax=20.0):
+def _run(mod, b, d, Tp, Tm, C1, C2, amax=20.0, amin=None):
     alpha, loss = np.empty_like(b), np.empty_like(b)
-    mod.solve_steps(b, d, Tp, Tm, C1, C2, amax, 1e-13, 200, alpha, loss)
+    mod.solve_steps(b, d, Tp, Tm, C1, C2, -amax if amin is None else amin, amax, 1e-13, 200, alpha, loss)
     return alpha, loss
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31), C1=st.floats(0.1, 10.0), C2=st.floats(0.1, 10.0))
-def test_kernel_matches_reference(seed, C1, C2):
+@given(seed=st.integers(0, 2**31), C1=st.floats(0.1, 10.0), C2=st.floats(0.1, 10.0), nonneg=st.booleans())
+def test_kernel_matches_reference(seed, C1, C2, nonneg):
     b, d, Tp, Tm = _candidates(seed)
     amax = 20.0 / max(C1, C2)
-    a_k, l_k = _run(cs_ada_step, b, d, Tp, Tm, C1, C2, amax)
-    a_r, l_r = _run(cs_ada_step_ref, b, d, Tp, Tm, C1, C2, amax)
+    amin = 0.0 if nonneg else -amax
+    a_k, l_k = _run(cs_ada_step, b, d, Tp, Tm, C1, C2, amax, amin)
+    a_r, l_r = _run(cs_ada_step_ref, b, d, Tp, Tm, C1, C2, amax, amin)
     np.testing.assert_allclose(a_k, a_r, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(l_k, l_r, rtol=1e-10)
 
@@ -68,5 +69,7 @@ def test_edge_cases_hit_the_bounds():
     b, d, Tp, Tm = _candidates(11)
     alpha, _ = _run(cs_ada_step, b[:3], d[:3], Tp, Tm, 4.0, 1.0, amax=3.0)
     assert alpha[0] == 3.0 and alpha[1] == -3.0  # perfect / all wrong
+    alpha0, loss0 = _run(cs_ada_step, b[:3], d[:3], Tp, Tm, 4.0, 1.0, amax=3.0, amin=0.0)
+    assert alpha0[1] == 0.0 and loss0[1] == pytest.approx(Tp + Tm)  # a non-negative step cannot use it
     # positives all right, negatives all wrong: C1 T+ e^{-C1 a} = C2 T- e^{C2 a}
     assert alpha[2] == pytest.approx(np.log(4.0 * Tp / Tm) / 5.0, rel=1e-12)

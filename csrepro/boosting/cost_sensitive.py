@@ -1,0 +1,193 @@
+"""Cost-sensitive AdaBoost, RealBoost and LogitBoost (Masnadi-Shirazi & Vasconcelos, PAMI 2011; thesis Ch. VI).
+
+Costs: ``C1`` for a miss (a ``classes_[1]`` example predicted ``classes_[0]``) and ``C2`` for a
+false positive (VI.2).  Each booster minimises a cost-sensitive loss whose minimiser is the
+asymmetric logistic transform (VI.35), f = 1/(C1 + C2) log(P(1|x) C1 / (P(-1|x) C2)), so sign f
+is the Bayes decision for the costs.  ``posterior(X)`` inverts (VI.35) (= p_c of (VI.34)), the
+estimate of P(y = 1 | x); ``predict_proba`` is the cost-weighted posterior
+P C1 / (P C1 + (1 - P) C2) = 1/(1 + e^{-(C1 + C2) f}), whose argmax is ``predict`` (scikit-learn's
+contract) and which is P itself when C1 = C2.
+With C1 = C2 = 1 (and ``class_balanced=False`` for Ada/Real) each is exactly its parent of
+:mod:`csrepro.boosting.binary`.  The maths lives in :mod:`csrepro.boosting.cost_sensitive_steps`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from csrepro.boosting import cost_sensitive_steps as steps
+from csrepro.boosting.binary import AdaBoostClassifier, BinaryBoostClassifier, LogitBoostClassifier
+from csrepro.costs import validate_cost_matrix
+from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, posterior_cells, wls_channels
+
+__all__ = ["CSAdaBoostClassifier", "CSLogitBoostClassifier", "CSRealBoostClassifier", "resolve_binary_costs"]
+
+
+def resolve_binary_costs(C1, C2, cost_matrix) -> tuple[float, float]:
+    """(C1, C2): the given values; a None one comes from ``cost_matrix`` (C1 = C[1, 0], the miss;
+    C2 = C[0, 1], the false positive; rows = true class in sorted label order), else 1."""
+    if (C1 is None or C2 is None) and cost_matrix is not None:
+        C = validate_cost_matrix(cost_matrix, 2)
+        C1 = C[1, 0] if C1 is None else C1
+        C2 = C[0, 1] if C2 is None else C2
+    return steps.check_costs(1.0 if C1 is None else C1, 1.0 if C2 is None else C2)
+
+
+class _CostSensitive(BinaryBoostClassifier):
+    """Shared by the three: costs (C1, C2) or a cost matrix; posterior p_c of (VI.34)."""
+
+    def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
+                 smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
+        super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.C1 = C1
+        self.C2 = C2
+
+    def _check_params(self):
+        self.costs_ = resolve_binary_costs(self.C1, self.C2, self.cost_matrix)
+        return super()._check_params()
+
+    def _inverse_link(self, F):
+        return 0.5 * (1.0 + np.tanh(0.5 * (self.costs_[0] + self.costs_[1]) * F))
+
+    def posterior(self, X):
+        """P(y = classes_[1] | x) estimated by inverting (VI.35): p_c(F(x)) of (VI.34)."""
+        return steps.asymmetric_inverse_link(self.decision_function(X), *self.costs_)
+
+
+class _ExponentialCS(_CostSensitive):
+    """CS-Ada and CS-Real: the loss (VI.32), class-balanced initial weights (Algs. 4-5), update (VI.38)/(VI.45)."""
+
+    def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
+                 smoothing=1.0, class_balanced=True, backend="cython", cost_matrix=None, random_state=None):
+        super().__init__(C1=C1, C2=C2, n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.class_balanced = class_balanced
+
+    def _init_state(self, y):
+        state = super()._init_state(y)
+        if self.class_balanced:
+            state.w = steps.class_balanced_weights(y)
+        return state
+
+    def _update(self, state, g):
+        state.w = steps.exp_weight_update(state.w, state.y, g, *self.costs_)  # (VI.38) / (VI.45)
+        state.w /= state.w.sum()
+
+
+class CSAdaBoostClassifier(_ExponentialCS):
+    """Cost-sensitive AdaBoost (thesis Algorithm 4, Theorem 46).
+
+    Start from class-balanced weights (1/(2|I+|), 1/(2|I-|)); at each iteration every binary
+    weak learner g ("stump" or "tree4"; for trees (VI.42) is also the split criterion) gets the
+    step alpha(g) solving (VI.39) (Cython kernel, all candidates at once) and is scored by the
+    loss (VI.42); the best (alpha_m, g_m) is added and the weights updated by (VI.38).
+    Training stops when no candidate lowers the loss, and after a weak learner without errors,
+    whose step uses errors 1e-10 of the total weight (split between the classes by their
+    weight), as AdaBoost does (so C1 = C2 = 1 gives AdaBoost's steps exactly).
+    """
+
+    WEAK_LEARNERS = ("stump", "tree4")
+    ERR_FLOOR = AdaBoostClassifier.ERR_FLOOR
+
+    def _steps(self, b, d, Tp, Tm):
+        return steps.ada_steps(b, d, Tp, Tm, *self.costs_)
+
+    def _objective(self, state):
+        pos = state.y > 0
+        Tp, Tm = float(state.w[pos].sum()), float(state.w[~pos].sum())
+        return class_channels(state.w, state.y), Discrete(lambda P, N: self._steps(N[:, 0], P[:, 1], Tp, Tm)[1])
+
+    def _coefficient(self, state, h, hx):
+        pos_sums = h.cell_sums[h.values > 0].sum(axis=0)
+        neg_sums = h.cell_sums[h.values < 0].sum(axis=0)
+        Tp, Tm = pos_sums[0] + neg_sums[0], pos_sums[1] + neg_sums[1]
+        b, d = neg_sums[0], pos_sums[1]  # (VI.41): misclassified positives / negatives
+        if b + d <= self.ERR_FLOOR * (Tp + Tm):
+            state.stop = True
+            b, d = self.ERR_FLOOR * Tp, self.ERR_FLOOR * Tm
+        alpha, loss = self._steps(np.array([b]), np.array([d]), Tp, Tm)
+        if not loss[0] < Tp + Tm:  # (VI.42) at alpha = 0 is T+ + T-: no descent left
+            return None
+        return float(alpha[0])
+
+
+def _cs_real_output(C1, C2):
+    return lambda Wp, Wn: steps.real_outputs(Wp, Wn, C1, C2)  # (VI.46)
+
+
+def _cs_real_loss(C1, C2):
+    return lambda Wp, Wn, f: Wp * np.exp(-C1 * f) + Wn * np.exp(C2 * f)  # (VI.44), per cell
+
+
+class CSRealBoostClassifier(_ExponentialCS):
+    """Cost-sensitive RealBoost (thesis Algorithm 5, Theorem 47).
+
+    Start from class-balanced weights; each cell of the weak learner ("histogram": bins of one
+    feature, ``hist_bins`` of them; "stump", "tree4": leaves) outputs (VI.46) on its weighted,
+    Laplace-regularised class masses (``smoothing``, see
+    :func:`~csrepro.weak.criteria.posterior_cells`); the feature / split minimising (VI.44) is
+    added with step 1 and the weights updated by (VI.45).
+    """
+
+    WEAK_LEARNERS = ("histogram", "stump", "tree4")
+
+    def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="histogram", max_bins=None, hist_bins=16,
+                 smoothing=1.0, class_balanced=True, backend="cython", cost_matrix=None, random_state=None):
+        super().__init__(C1=C1, C2=C2, n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, class_balanced=class_balanced, backend=backend,
+                         cost_matrix=cost_matrix, random_state=random_state)
+
+    def _objective(self, state):
+        channels = class_channels(state.w, state.y)
+        return channels, posterior_cells(_cs_real_output(*self.costs_), _cs_real_loss(*self.costs_), channels,
+                                         self.smoothing)
+
+
+class CSLogitBoostClassifier(_CostSensitive):
+    """Cost-sensitive LogitBoost (thesis Algorithm 6, Theorem 48).
+
+    With p_c(x) the asymmetric link (VI.34) of the current F (gamma = (C1 + C2)/2,
+    eta = 1/2 log(C2/C1)): working responses z (VI.49), weights w (VI.50); the weak learner
+    ("line": a x_j + b by (VI.52)-(VI.53), chosen by (VI.51); "stump", "tree4": regression
+    stumps/trees; "histogram": per-bin means) is the weighted least-squares fit of z, and
+    F <- F + fit / (2 gamma) (VI.47).  ``newton_weights``: (VI.50) as printed uses p(1 - p) with p
+    of (VI.16); True uses p_c(1 - p_c), the curvature of the Newton step of App. VI.H.4 (they
+    agree when C1 = C2).  Safeguards as in LogitBoost: w floored at 2 eps, and z clipped to
+    [-z_max (C1 + C2)/(2 C1), z_max (C1 + C2)/(2 C2)]: z_max times the responses of a negative /
+    positive on the cost-sensitive boundary (p_c = C2/(C1 + C2)) over those at C1 = C2, so
+    FHT's [-z_max, z_max] when C1 = C2 = 1 (a symmetric clip biases the boundary when
+    C1 != C2).  F starts at 0, where p_c = C2/(C1 + C2).
+    """
+
+    WEAK_LEARNERS = ("line", "stump", "tree4", "histogram")
+    W_FLOOR = LogitBoostClassifier.W_FLOOR
+
+    def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="line", max_bins=None, hist_bins=16,
+                 smoothing=1.0, z_max=4.0, newton_weights=False, backend="cython", cost_matrix=None,
+                 random_state=None):
+        super().__init__(C1=C1, C2=C2, n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.z_max = z_max
+        self.newton_weights = newton_weights
+
+    def _check_params(self):
+        if not (np.isfinite(self.z_max) and self.z_max > 0):
+            raise ValueError(f"z_max must be a positive number (FHT 2000 suggest 2 to 4), got {self.z_max!r}")
+        return super()._check_params()
+
+    def _objective(self, state):
+        pc = steps.asymmetric_inverse_link(state.F, *self.costs_)
+        w = np.maximum(steps.logit_weights(state.F, *self.costs_, newton=bool(self.newton_weights)), self.W_FLOOR)
+        curvature = np.maximum(pc * (1.0 - pc), self.W_FLOOR)
+        C1, C2 = self.costs_
+        lo, hi = -self.z_max * (C1 + C2) / (2 * C1), self.z_max * (C1 + C2) / (2 * C2)
+        z = np.clip((0.5 * (state.y + 1.0) - pc) / curvature, lo, hi)  # (VI.49)
+        state.w = w
+        return wls_channels(w, z), LeastSquares()
+
+    def _coefficient(self, state, h, hx):
+        return 1.0 / (self.costs_[0] + self.costs_[1])  # 1/(2 gamma) of (VI.47)

@@ -1,0 +1,257 @@
+"""The earlier cost-sensitive boosters of thesis Sec. VI.C.5 / VI.E.2, and Platt-calibrated baselines.
+
+Heuristic cost-sensitive AdaBoost variants ("weight manipulation"), each with the update rules of
+its original paper; all use binary weak learners ("stump" or "tree4") chosen by weighted error on
+the current distribution, and the decision rule sign(sum_t alpha_t h_t(x)).  Costs: ``C1`` on
+positives (``classes_[1]``, the miss cost) and ``C2`` on negatives (the false-positive cost), from
+a 2x2 ``cost_matrix`` when not given (C1 = C[1, 0], C2 = C[0, 1]).  "Correct" means y_i h(x_i) = 1.
+
+- CSB0, CSB1 (Ting 2000, "A comparative study of cost-sensitive boosting algorithms", ICML):
+  cost-proportional initial weights; w <- C_delta w (CSB0) or C_delta w e^{-delta} (CSB1), with
+  delta = y h in {-1, +1} and C_delta = cost_i when misclassified, 1 when correct (discrete
+  weak learners: confidence 1).  The vote uses AdaBoost's alpha (VI.21).
+- CSB2 (Ting 2000 as summarised by the thesis (VI.31); identical to Asymmetric AdaBoost, Viola &
+  Jones 2002, per Sec. VI.E.2): cost-proportional initial weights, w <- cost_i w e^{-y alpha h},
+  alpha of AdaBoost (VI.21).  The cost factor applies every round, so costs near 1 matter.
+- AdaC1, AdaC2, AdaC3 (Sun, Kamel, Wong & Wang 2007, Pattern Recognition 40): uniform start,
+  costs scaled into (0, 1] (the larger is 1); with S+ / S- the cost-weighted mass of correct /
+  misclassified samples (sum c_i D_i) and Q+ / Q- the same with c_i^2:
+  AdaC1: alpha = 1/2 log((1 + S+ - S-)/(1 - S+ + S-)), D <- D e^{-alpha c y h};
+  AdaC2: alpha = 1/2 log(S+/S-), D <- c D e^{-alpha y h};
+  AdaC3: alpha = 1/2 log((S + Q+ - Q-)/(S - Q+ + Q-)) (S = S+ + S-), D <- c D e^{-alpha c y h}.
+- AdaCost (Fan, Stolfo, Zhang & Chan 1999, ICML): costs in (0, 1) (here cost_i/(C1 + C2), so that
+  equal costs give c = 1/2 and not the degenerate c = 1, beta_+ = 0), D_1 proportional to them;
+  beta_i = (1 - c_i)/2 when correct, (1 + c_i)/2 when misclassified; r = sum D_i y_i h_i beta_i,
+  alpha = 1/2 log((1 + r)/(1 - r)), D <- D e^{-alpha y h beta}.  Its weak learner maximises r
+  (the Schapire-Singer bound AdaCost is derived from); chosen by weighted error, r is mostly
+  negative from the first round (all beta_+ = 0 when the costs are equal).
+
+Every distribution is renormalised to sum 1 after its update.  Training stops when alpha <= 0,
+and after a weak learner whose alpha would be infinite (no cost-weighted mistakes; the
+denominator is floored at 1e-10 of the total, as for AdaBoost).
+
+:class:`PlattCalibrated` wraps any binary classifier with Platt's sigmoid (scikit-learn's
+``CalibratedClassifierCV(method="sigmoid")``) and the cost-sensitive threshold P(1|x) >
+C2/(C1 + C2): the "AdaBoost/RealBoost/LogitBoost/SVM with Platt calibration" baselines.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csrepro.boosting.binary import BinaryBoostClassifier
+from csrepro.boosting.cost_sensitive import resolve_binary_costs
+from csrepro.weak.criteria import Discrete, class_channels
+
+__all__ = ["AdaC1Classifier", "AdaC2Classifier", "AdaC3Classifier", "AdaCostClassifier", "CSB0Classifier",
+           "CSB1Classifier", "CSB2Classifier", "PlattCalibrated"]
+
+FLOOR = 1e-10
+
+
+class _CostBoost(BinaryBoostClassifier):
+    """Discrete boosting with per-class costs; subclasses set INIT, SCALED and the two rules."""
+
+    WEAK_LEARNERS = ("stump", "tree4")
+    INIT = "uniform"  # or "cost": initial weights proportional to the costs
+    SCALED = None  # "max" / "sum": costs divided by the larger one / by C1 + C2 (the papers' costs in (0, 1])
+
+    def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
+                 smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
+        super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.C1 = C1
+        self.C2 = C2
+
+    def _check_params(self):
+        self.costs_ = resolve_binary_costs(self.C1, self.C2, self.cost_matrix)
+        return super()._check_params()
+
+    def _init_state(self, y):
+        state = super()._init_state(y)
+        c = np.where(y > 0, *self.costs_)
+        state.info["c"] = c / {None: 1.0, "max": max(self.costs_), "sum": sum(self.costs_)}[self.SCALED]
+        if self.INIT == "cost":
+            state.w = state.info["c"] / state.info["c"].sum()
+        return state
+
+    def _objective(self, state):
+        return class_channels(state.w, state.y), Discrete(lambda pos, neg: pos[:, 1] + neg[:, 0])
+
+    def _ratio(self, D, c, correct) -> tuple[float, float]:
+        """(numerator, denominator) of alpha = 1/2 log(num/den) for distribution D (sums to 1)."""
+        raise NotImplementedError
+
+    def _reweight(self, w, c, correct, y, g) -> np.ndarray:
+        """Unnormalised new weights after the step g = alpha h on the training rows."""
+        raise NotImplementedError
+
+    def _coefficient(self, state, h, hx):
+        correct = hx == state.y
+        num, den = self._ratio(state.w / state.w.sum(), state.info["c"], correct)
+        if den <= FLOOR * (abs(num) + abs(den)):
+            state.stop, den = True, FLOOR * (abs(num) + abs(den))
+        if not num > den:
+            return None
+        state.info["correct"] = correct
+        return 0.5 * np.log(num / den)
+
+    def _update(self, state, g):
+        state.w = self._reweight(state.w, state.info["c"], state.info["correct"], state.y, g)
+        state.w /= state.w.sum()
+
+
+def _ada_ratio(D, correct):
+    """AdaBoost's (1 - err, err) (VI.21)."""
+    err = float(D[~correct].sum())
+    return 1.0 - err, err
+
+
+class CSB0Classifier(_CostBoost):
+    """CSB0 (Ting 2000): w <- C_delta w, no exponential factor; cost-proportional start."""
+
+    INIT = "cost"
+
+    def _ratio(self, D, c, correct):
+        return _ada_ratio(D, correct)
+
+    def _reweight(self, w, c, correct, y, g):
+        return w * np.where(correct, 1.0, c)
+
+
+class CSB1Classifier(CSB0Classifier):
+    """CSB1 (Ting 2000): w <- C_delta w e^{-delta}, delta = y h (confidence 1); cost-proportional start."""
+
+    def _reweight(self, w, c, correct, y, g):
+        return w * np.where(correct, np.exp(-1.0), c * np.e)
+
+
+class CSB2Classifier(CSB0Classifier):
+    """CSB2 (Ting 2000; thesis (VI.31)): w <- cost_i w e^{-y alpha h}; cost-proportional start."""
+
+    def _reweight(self, w, c, correct, y, g):
+        return c * w * np.exp(-y * g)
+
+
+class AdaC1Classifier(_CostBoost):
+    """AdaC1 (Sun et al. 2007): alpha = 1/2 log((1 + S+ - S-)/(1 - S+ + S-)), D <- D e^{-alpha c y h}."""
+
+    SCALED = "max"
+
+    def _ratio(self, D, c, correct):
+        s = float(np.sum(np.where(correct, c, -c) * D))
+        return 1.0 + s, 1.0 - s
+
+    def _reweight(self, w, c, correct, y, g):
+        return w * np.exp(-c * y * g)
+
+
+class AdaC2Classifier(_CostBoost):
+    """AdaC2 (Sun et al. 2007): alpha = 1/2 log(S+/S-), D <- c D e^{-alpha y h}."""
+
+    SCALED = "max"
+
+    def _ratio(self, D, c, correct):
+        return float(np.sum((c * D)[correct])), float(np.sum((c * D)[~correct]))
+
+    def _reweight(self, w, c, correct, y, g):
+        return c * w * np.exp(-y * g)
+
+
+class AdaC3Classifier(_CostBoost):
+    """AdaC3 (Sun et al. 2007): alpha = 1/2 log((S + Q+ - Q-)/(S - Q+ + Q-)), D <- c D e^{-alpha c y h}."""
+
+    SCALED = "max"
+
+    def _ratio(self, D, c, correct):
+        S = float(np.sum(c * D))
+        q = float(np.sum(np.where(correct, c * c, -c * c) * D))
+        return S + q, S - q
+
+    def _reweight(self, w, c, correct, y, g):
+        return c * w * np.exp(-c * y * g)
+
+
+class AdaCostClassifier(_CostBoost):
+    """AdaCost (Fan et al. 1999): beta = (1 -+ c)/2, r = sum D y h beta, alpha = 1/2 log((1+r)/(1-r)), D <- D e^{-alpha y h beta}."""
+
+    SCALED = "sum"
+    INIT = "cost"
+
+    @staticmethod
+    def _beta(c, correct):
+        return np.where(correct, 0.5 * (1.0 - c), 0.5 * (1.0 + c))
+
+    def _objective(self, state):
+        cp, cn = (c / sum(self.costs_) for c in self.costs_)
+        bp, bn = self._beta(np.array([cp, cn]), True), self._beta(np.array([cp, cn]), False)
+
+        def minus_r(pos, neg):  # columns: (positives, negatives) mapped to +1 / -1
+            return -(bp[0] * pos[:, 0] - bn[0] * neg[:, 0] + bp[1] * neg[:, 1] - bn[1] * pos[:, 1])
+        return class_channels(state.w, state.y), Discrete(minus_r)
+
+    def _ratio(self, D, c, correct):
+        r = float(np.sum(D * np.where(correct, 1.0, -1.0) * self._beta(c, correct)))
+        return 1.0 + r, 1.0 - r
+
+    def _reweight(self, w, c, correct, y, g):
+        return w * np.exp(-y * g * self._beta(c, correct))
+
+
+class PlattCalibrated(ClassifierMixin, BaseEstimator):
+    """``estimator`` with Platt's sigmoid calibration and the cost-sensitive threshold (Platt 1999).
+
+    P(1|x) comes from ``CalibratedClassifierCV(estimator, method="sigmoid", cv=cv,
+    ensemble=False)``: the sigmoid is fitted on ``cv``-fold out-of-fold decision values and
+    applied to the estimator refitted on all data.  ``decision_function`` is
+    log(P/(1 - P)) - log(C2/C1), > 0 exactly when P(1|x) > C2/(C1 + C2), the Bayes decision for
+    the costs (VI.3); ``cost_matrix`` gives C1, C2 when they are None (default 1, 1).
+    """
+
+    def __init__(self, estimator=None, cv=3, C1=None, C2=None, cost_matrix=None, random_state=None):
+        self.estimator = estimator
+        self.cv = cv
+        self.C1 = C1
+        self.C2 = C2
+        self.cost_matrix = cost_matrix
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit the calibrated estimator on (X, y)."""
+        if self.estimator is None:
+            raise ValueError("PlattCalibrated needs an estimator (a binary classifier with decision_function)")
+        self.costs_ = resolve_binary_costs(self.C1, self.C2, self.cost_matrix)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) != 2:
+            raise ValueError(f"Only binary classification is supported. PlattCalibrated got {len(self.classes_)} "
+                             "class(es); give it exactly two classes")
+        self.calibrated_ = CalibratedClassifierCV(clone(self.estimator), method="sigmoid", cv=self.cv,
+                                                  ensemble=False).fit(X, y)
+        return self
+
+    def predict_proba(self, X):
+        """Platt-calibrated (P(classes_[0] | x), P(classes_[1] | x))."""
+        check_is_fitted(self)
+        return self.calibrated_.predict_proba(validate_data(self, X, dtype=np.float64, reset=False))
+
+    def decision_function(self, X):
+        """log-odds of the calibrated P(1|x) minus log(C2/C1)."""
+        p = np.clip(self.predict_proba(X)[:, 1], 1e-300, 1 - 1e-16)
+        return np.log(p) - np.log1p(-p) - np.log(self.costs_[1] / self.costs_[0])
+
+    def predict(self, X):
+        """``classes_[1]`` where P(1|x) > C2/(C1 + C2)."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

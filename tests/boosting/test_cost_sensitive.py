@@ -1,0 +1,106 @@
+"""CS-AdaBoost, CS-RealBoost, CS-LogitBoost (thesis Algs. 4-6): reductions, hand checks, estimator checks."""
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import check_estimator
+
+from csrepro.boosting import cost_sensitive_steps as steps
+from csrepro.boosting.binary import AdaBoostClassifier, LogitBoostClassifier, RealBoostClassifier
+from csrepro.boosting.cost_sensitive import (CSAdaBoostClassifier, CSLogitBoostClassifier, CSRealBoostClassifier,
+                                             resolve_binary_costs)
+
+
+def _problem(n=160, seed=0, balanced=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] - 0.5 * X[:, 1] + 0.8 * rng.normal(size=n) > 0.4).astype(int)
+    if balanced:
+        y = (np.argsort(np.argsort(X[:, 0] - 0.5 * X[:, 1] + 0.8 * rng.normal(size=n))) >= n // 2).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("cs, parent", [
+    (CSAdaBoostClassifier(C1=1, C2=1, class_balanced=False, n_estimators=15), AdaBoostClassifier(n_estimators=15)),
+    (CSAdaBoostClassifier(C1=1, C2=1, class_balanced=False, n_estimators=8, weak_learner="tree4"),
+     AdaBoostClassifier(n_estimators=8, weak_learner="tree4")),
+    (CSRealBoostClassifier(C1=1, C2=1, class_balanced=False, n_estimators=15), RealBoostClassifier(n_estimators=15)),
+    (CSRealBoostClassifier(C1=1, C2=1, class_balanced=False, n_estimators=8, weak_learner="tree4"),
+     RealBoostClassifier(n_estimators=8, weak_learner="tree4")),
+    (CSLogitBoostClassifier(C1=1, C2=1, n_estimators=15), LogitBoostClassifier(n_estimators=15, weak_learner="line")),
+    (CSLogitBoostClassifier(C1=1, C2=1, n_estimators=15, weak_learner="stump", newton_weights=True),
+     LogitBoostClassifier(n_estimators=15)),
+])
+def test_equal_unit_costs_reduce_to_the_parent(cs, parent):
+    X, y = _problem()
+    f_cs, f_parent = cs.fit(X, y).decision_function(X), parent.fit(X, y).decision_function(X)
+    assert cs.n_estimators_ == parent.n_estimators_
+    np.testing.assert_allclose(f_cs, f_parent, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(cs.predict_proba(X), parent.predict_proba(X), rtol=1e-10, atol=1e-12)
+
+
+def test_class_balanced_start_is_uniform_on_balanced_classes():
+    X, y = _problem(balanced=True)
+    cs = CSAdaBoostClassifier(C1=1.0, C2=1.0, n_estimators=10).fit(X, y)
+    np.testing.assert_allclose(cs.decision_function(X), AdaBoostClassifier(n_estimators=10).fit(X, y)
+                               .decision_function(X), rtol=1e-10, atol=1e-10)
+
+
+def test_first_cs_ada_step_solves_vi39_with_class_balanced_weights():
+    """alpha_1 solves (VI.39) for b, d of h_1 under w = 1/(2|I+|), 1/(2|I-|) (Alg. 4)."""
+    X, y = _problem(seed=1)
+    m = CSAdaBoostClassifier(C1=3.0, C2=0.5, n_estimators=3).fit(X, y)
+    h = m.estimators_[0].predict(X)
+    ys = np.where(y == 1, 1.0, -1.0)
+    w = steps.class_balanced_weights(ys)
+    b, d = w[(ys > 0) & (h < 0)].sum(), w[(ys < 0) & (h > 0)].sum()
+    a = m.estimator_weights_[0]
+    lhs = 2 * 3.0 * b * np.cosh(3.0 * a) + 2 * 0.5 * d * np.cosh(0.5 * a)
+    assert lhs == pytest.approx(3.0 * 0.5 * np.exp(-3.0 * a) + 0.5 * 0.5 * np.exp(-0.5 * a), rel=1e-9)
+
+
+def test_separable_data_stops_after_one_floored_step():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])
+    m = CSAdaBoostClassifier(C1=1.0, C2=1.0, n_estimators=5).fit(X, y)
+    assert m.n_estimators_ == 1
+    assert m.estimator_weights_[0] == pytest.approx(0.5 * np.log((1 - 1e-10) / 1e-10))
+    np.testing.assert_array_equal(m.predict(X), y)
+
+
+def test_cost_matrix_gives_the_costs():
+    X, y = _problem(seed=2)
+    C = np.array([[0.0, 1.0], [3.0, 0.0]])
+    assert resolve_binary_costs(None, None, C) == (3.0, 1.0) and resolve_binary_costs(2.0, None, C) == (2.0, 1.0)
+    for cls in (CSAdaBoostClassifier, CSRealBoostClassifier, CSLogitBoostClassifier):
+        a = cls(cost_matrix=C, n_estimators=5).fit(X, y).decision_function(X)
+        np.testing.assert_array_equal(a, cls(C1=3.0, C2=1.0, n_estimators=5).fit(X, y).decision_function(X))
+    with pytest.raises(ValueError, match="C1 must be a finite number > 0"):
+        CSAdaBoostClassifier(C1=-1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [CSAdaBoostClassifier, CSRealBoostClassifier, CSLogitBoostClassifier])
+def test_a_larger_miss_cost_detects_more(cls):
+    X, y = _problem(n=300, seed=3)
+    rate = [np.mean(cls(C1=c, C2=1.0, n_estimators=20).fit(X, y).predict(X)[y == 1] == 1) for c in (0.25, 1.0, 4.0)]
+    assert rate[0] < rate[1] < rate[2]
+
+
+def test_cs_logit_zero_crossing_is_the_cost_sensitive_bayes_boundary():
+    """Two unit Gaussians at +-1: P(1|x) = 1/(1 + e^{-2x}) (VI.55), so (VI.54) puts the boundary at x* = T/2 = 1/2 log(C2/C1)."""
+    rng = np.random.default_rng(4)
+    X = np.concatenate([rng.normal(-1, 1, 4000), rng.normal(1, 1, 4000)])[:, None]
+    y = np.repeat([0, 1], 4000)
+    m = CSLogitBoostClassifier(C1=4.0, C2=1.0, n_estimators=20, z_max=1e6).fit(X, y)  # no clipping: a line is global
+    grid = np.linspace(-3, 3, 6001)[:, None]
+    x_star = grid[np.argmin(np.abs(m.decision_function(grid))), 0]
+    assert x_star == pytest.approx(-0.5 * np.log(4.0), abs=0.1)
+    # predict_proba inverts (VI.35): C2/(C1 + C2) = 0.2 on the boundary (VI.54)
+    assert m.posterior(np.array([[x_star]]))[0] == pytest.approx(0.2, abs=0.01)
+    np.testing.assert_array_equal(m.predict_proba(grid).argmax(1), m.predict(grid))
+
+
+@pytest.mark.parametrize("est", [CSAdaBoostClassifier(C1=2.0, n_estimators=5),
+                                 CSRealBoostClassifier(C1=2.0, n_estimators=5),
+                                 CSLogitBoostClassifier(C1=2.0, n_estimators=5)])
+def test_sklearn_estimator_checks(est):
+    check_estimator(est)
