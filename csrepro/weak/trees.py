@@ -46,16 +46,11 @@ class Tree:
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Leaf (cell) index of each row of X."""
-        out = np.empty(len(X), dtype=np.intp)
-        stack = [(0, np.arange(len(X)))]
-        while stack:
-            node, rows = stack.pop()
-            if self.feature[node] < 0:
-                out[rows] = self.leaf[node]
-                continue
-            go_left = X[rows, self.feature[node]] <= self.threshold[node]
-            stack += [(self.left[node], rows[go_left]), (self.right[node], rows[~go_left])]
-        return out
+        node = np.zeros(len(X), dtype=np.intp)
+        for v in np.flatnonzero(self.feature >= 0):  # parents have lower ids than their children
+            left = X[:, self.feature[v]] <= self.threshold[v]
+            node = np.where(node == v, np.where(left, self.left[v], self.right[v]), node)
+        return self.leaf[node]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """h(x) for each row of X."""
@@ -81,7 +76,8 @@ class TreeLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Tree | None:
         """The greedily grown tree; None when every feature is constant."""
-        counted = np.column_stack([channels, np.ones(len(channels))])  # last channel: sample counts
+        counted = np.ones((len(channels), np.shape(channels)[1] + 1))  # last channel: sample counts
+        counted[:, :-1] = channels
         flat, feature, b = data.candidates
         if len(flat) == 0:
             return None
