@@ -40,6 +40,15 @@ $(addprefix reproduce-thesis-,$(THESIS_ROBUST)): reproduce-thesis-%: $(STAMP)
 reproduce-thesis-robust: $(addprefix reproduce-thesis-,$(THESIS_ROBUST))
 	$(BIN)/python -m csrepro.report --all
 
+# thesis Ch. VI (issue 6): Figure VI.2 (seconds; computed by the report), Tables VI.1-VI.2 (stumps), VI.3-VI.4 (trees)
+.PHONY: reproduce-cs-boost-synthetic reproduce-cs-boost-stumps reproduce-cs-boost-trees
+reproduce-cs-boost-synthetic: $(STAMP)
+	$(BIN)/python -m csrepro.report cs_boost_synthetic
+
+reproduce-cs-boost-stumps reproduce-cs-boost-trees: reproduce-cs-boost-%: $(STAMP)
+	$(BIN)/python -m csrepro.run +exp=cs_boost_uci_$* runner.n_jobs=$(N_JOBS)
+	$(BIN)/python -m csrepro.report cs_boost_uci_$*
+
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python scripts/bench.py

@@ -109,7 +109,9 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
 
     def _cross_validate(self, X, y, ys, template, grid):
         """Memo entry {"scores": [out-of-fold decision values per grid point], "models": {}} of (X, y)."""
-        key = (repr(sorted(self._template(template, {}).get_params(deep=False).items(), key=str)), repr(grid),
+        est = self._template(template, {})
+        key = (f"{type(est).__module__}.{type(est).__qualname__}",
+               repr(sorted(est.get_params(deep=False).items(), key=str)), repr(grid),
                repr(self.cv), self.cv_seed, _digest(X, y))
         if key in _MEMO:
             _MEMO.move_to_end(key)

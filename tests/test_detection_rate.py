@@ -53,6 +53,20 @@ def test_rates_share_one_cross_validation():
     assert FeatureScore.fits == 2 * 2 + 1
 
 
+class NegatedScore(FeatureScore):
+    """Same parameters as FeatureScore, opposite scores: must not share its memo entry."""
+
+    def decision_function(self, X):
+        return -super().decision_function(X)
+
+
+def test_memo_tells_estimator_classes_apart():
+    clear_memo()
+    a = DetectionRateClassifier(FeatureScore(), target_detection_rate=0.75, cv=2).fit(X_HAND, Y_HAND)
+    b = DetectionRateClassifier(NegatedScore(), target_detection_rate=0.75, cv=2).fit(X_HAND, Y_HAND)
+    assert (a.threshold_, b.threshold_) == (3.0, -4.0)
+
+
 def test_out_of_fold_rate_is_met():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 3))

@@ -1,0 +1,141 @@
+"""Rank-per-detection-rate tables and #wins rows (Masnadi-Shirazi thesis, Tables VI.1-VI.4), as a figure hook.
+
+An errors table of the report (e.g. Table VI.1) averages each column over its method ids at
+five detection rates (``combine``).  Table VI.2 / VI.4 rank the columns per dataset at each
+rate separately (1 = fewest errors, ties averaged; Demsar 2006) and average the ranks over the
+datasets; the #wins row of Table VI.1 / VI.3 counts, per cost-sensitive booster, the datasets
+where its rate-averaged error is below that of every earlier cost-sensitive booster.  Entries
+of ``exp.report.rank_tables``:
+
+* ``{id, from, rows: [rate_85, ...], rank_columns, columns}``: rows = the rates in the order of
+  the ``from`` table's combine lists; ranks over ``rank_columns``, cells for ``columns``;
+* ``{id, from, rows: [wins], columns, wins_over}``.
+
+:func:`plot_rank_tables` (figure id ``cs_boost_ranks``) writes ``tables/<id>_ranks.md``, merges
+these cells into ``comparison.csv`` (same tolerance rule) and draws ranks against the rate.
+The report's own tables cannot express them (their rows are datasets).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from omegaconf import OmegaConf
+
+from csrepro.metrics import ranks
+from csrepro.report.compare import CELL_KEY, COMPARISON_COLUMNS, compare, load_published
+from csrepro.report.figures import save_png
+from csrepro.report.provenance import REPO_ROOT
+from csrepro.report.tables import TRIAL_KEY
+
+__all__ = ["plot_rank_tables", "rank_cells", "rate_totals"]
+
+
+def _select(cfg, key, default=None):
+    value = OmegaConf.select(cfg, key)
+    if value is None:
+        return default
+    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+
+
+def rate_totals(store: pd.DataFrame, table: dict) -> pd.DataFrame:
+    """(dataset, column, rate index) -> mean of ``table["metric"]`` over trials x ``scale``, shape (d, c, r) as a frame."""
+    rows = []
+    for column, ids in table["combine"].items():
+        for k, method in enumerate(ids):
+            sel = store[(store["method"] == method) & store["dataset"].isin(table["rows"])]
+            sel = sel.drop_duplicates(TRIAL_KEY, keep="last")
+            for dataset, g in sel.groupby("dataset"):
+                value = pd.to_numeric(g[table["metric"]], errors="coerce").mean() * table.get("scale", 1.0)
+                rows.append({"dataset": dataset, "column": column, "rate": k, "value": value})
+    return pd.DataFrame(rows, columns=["dataset", "column", "rate", "value"])
+
+
+def rank_cells(totals: pd.DataFrame, entry: dict, datasets) -> pd.DataFrame:
+    """Reproduced cells (table, row, column, reproduced, reproduced_se) of one rank_tables entry."""
+    out = []
+    if entry["rows"] == ["wins"]:
+        means = totals.groupby(["dataset", "column"])["value"].mean().unstack()
+        needed = list(entry["columns"]) + list(entry["wins_over"])
+        if set(needed) <= set(means.columns) and set(datasets) <= set(means.index):
+            means = means.loc[list(datasets)]
+            best_old = means[list(entry["wins_over"])].min(axis=1)
+            for c in entry["columns"]:
+                out.append({"row": "wins", "column": c, "reproduced": float((means[c] < best_old).sum())})
+    else:
+        for k, row in enumerate(entry["rows"]):
+            wide = totals[totals["rate"] == k].pivot(index="dataset", columns="column", values="value")
+            wide = wide.reindex(index=list(datasets), columns=list(entry["rank_columns"]))
+            if wide.isna().any().any():
+                continue  # ranks need every method on every dataset
+            r = pd.DataFrame(ranks(wide.to_numpy()), columns=wide.columns).mean()
+            out += [{"row": row, "column": c, "reproduced": float(r[c])} for c in entry["columns"]]
+    cells = pd.DataFrame(out, columns=["row", "column", "reproduced"])
+    return cells.assign(table=entry["id"], reproduced_se=np.nan)[CELL_KEY + ["reproduced", "reproduced_se"]]
+
+
+def _markdown(entry, comparison: pd.DataFrame) -> str:
+    rows = list(entry["rows"])
+    cols = list(entry["columns"])
+    cell = comparison.set_index(["row", "column"])
+    head = "| " + " | ".join([entry["id"]] + cols) + " |"
+    lines = [head, "|" + "---|" * (len(cols) + 1)]
+    for r in rows:
+        vals = []
+        for c in cols:
+            rep, pub = cell["reproduced"].get((r, c), np.nan), cell["published"].get((r, c), np.nan)
+            mark = "" if pd.isna(rep) or pd.isna(pub) or bool(cell["within"].get((r, c))) else " †"
+            vals.append(f"{'—' if pd.isna(rep) else f'{rep:.2f}'} ({'—' if pd.isna(pub) else f'{pub:g}'}){mark}")
+        lines.append("| " + " | ".join([r] + vals) + " |")
+    return "\n".join(lines) + "\n\nReproduced (published); † outside the tolerance rule.\n"
+
+
+def plot_rank_tables(out_dir, store: pd.DataFrame, cfg) -> list[Path]:
+    """Write every ``exp.report.rank_tables`` entry (markdown, comparison.csv rows) and a rank-vs-rate figure."""
+    entries = _select(cfg, "exp.report.rank_tables", [])
+    tables = {t["id"]: t for t in _select(cfg, "exp.report.tables", []) if isinstance(t, dict)}
+    paper = _select(cfg, "exp.paper")
+    published = load_published(REPO_ROOT / "experiments" / paper / "published.csv")
+    exp_dir = Path(out_dir).parent
+    comparison_path = exp_dir / "comparison.csv"
+    comparison = pd.read_csv(comparison_path) if comparison_path.is_file() else pd.DataFrame(columns=COMPARISON_COLUMNS)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    drew = False
+    for entry in entries:
+        source = tables[entry["from"]]
+        present = set(store["dataset"]) if not store.empty else set()
+        datasets = [d for d in source["rows"] if d in present]  # a partial run ranks over the sets it has
+        cells = rank_cells(rate_totals(store, source) if not store.empty else
+                           pd.DataFrame(columns=["dataset", "column", "rate", "value"]), entry, datasets)
+        pub = published[(published["table"] == entry["id"]) & published["row"].isin(entry["rows"])
+                         & published["column"].isin(entry["columns"])]
+        rows = compare(pub, cells)
+        keys = set(zip(rows["table"], rows["row"], rows["column"], strict=True))
+        keep = [k not in keys for k in zip(comparison["table"], comparison["row"], comparison["column"], strict=True)]
+        comparison = pd.concat([comparison[keep], rows], ignore_index=True)
+        slug = re.sub(r"\W+", "_", f"{entry['id']} {'wins' if entry['rows'] == ['wins'] else 'ranks'}".lower())
+        (exp_dir / "tables").mkdir(parents=True, exist_ok=True)
+        (exp_dir / "tables" / f"{slug}.md").write_text(_markdown(entry, rows))
+        if entry["rows"] != ["wins"] and not rows["reproduced"].isna().all():
+            x = np.arange(len(entry["rows"]))
+            for i, c in enumerate(entry["columns"]):
+                r = rows[rows["column"] == c].set_index("row").reindex(entry["rows"])
+                line, = ax.plot(x, r["reproduced"], "-o", ms=3, label=c)
+                ax.plot(x, r["published"], "--", color=line.get_color(), alpha=0.6)
+            ax.set_xticks(x, [r.replace("rate_", "").replace("_", ".") + "%" for r in entry["rows"]])
+            ax.set(xlabel="target detection rate", ylabel="average rank (1 = best)",
+                   title=f"{entry['id']}: reproduced (solid) vs published (dashed)")
+            drew = True
+    comparison[COMPARISON_COLUMNS].to_csv(comparison_path, index=False, float_format="%.10g")
+    if drew:
+        ax.legend(fontsize=7, ncol=2)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return [save_png(fig, out_dir, "rank_per_detection_rate")]
