@@ -90,7 +90,8 @@ class BinMapper:
 class BinnedData:
     """Training features binned once per fit: raw ``X``, ``codes`` (n, d) int32, the ``mapper``.
 
-    ``histogram(channels, samples)`` is the one per-sample pass every weak learner uses.
+    ``histogram(channels, samples)`` is the one per-sample pass every weak learner uses;
+    ``cache`` holds what learners derive once per fit (bin groupings, squared features).
     """
 
     def __init__(self, X: np.ndarray, max_bins: int | None = None, backend: str = "cython"):
@@ -101,6 +102,7 @@ class BinnedData:
         self.codes = self.mapper.transform(self.X)
         self.kernel = BACKENDS[backend]
         self.n_samples, self.n_features = self.X.shape
+        self.cache = {}
 
     def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None) -> np.ndarray:
         """Sums of ``channels`` (n, k) per flat bin, shape (total_bins, k), over ``samples`` (None: all)."""

@@ -41,12 +41,11 @@ class HistogramLearner:
         if not (isinstance(n_bins, (int, np.integer)) and n_bins >= 1):
             raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
         self.n_bins = int(n_bins)
-        self._layout = {}
 
     def layout(self, data: BinnedData):
-        """(group starts on the flat bin axis, first group of each feature, raw edges per feature)."""
-        key = id(data)
-        if key not in self._layout:
+        """(group starts on the flat bin axis, first group of each feature, raw edges per feature), once per fit."""
+        key = ("histogram_layout", self.n_bins)
+        if key not in data.cache:
             m = data.mapper
             starts, first, edges = [], [], []
             for j in range(data.n_features):
@@ -54,8 +53,8 @@ class HistogramLearner:
                 first.append(sum(len(x) for x in starts))
                 starts.append(m.offsets[j] + s)
                 edges.append(m.thresholds[j][s[1:] - 1])
-            self._layout = {key: (np.concatenate(starts), np.array(first), tuple(edges), data)}
-        return self._layout[key][:3]
+            data.cache[key] = (np.concatenate(starts), np.array(first), tuple(edges))
+        return data.cache[key]
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> HistogramStep:
         """The feature whose per-bin outputs minimise the summed cell loss (ties: lowest index)."""

@@ -36,17 +36,14 @@ class Line:
 class LineLearner:
     """Best single-feature weighted least-squares line (ties: lowest feature index)."""
 
-    def __init__(self):
-        self._squares = (None, None)
-
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Line | None:
         """The line minimising (VI.51); None when all weights are zero."""
         if not isinstance(criterion, LeastSquares):
             raise TypeError("the line learner fits weighted least squares; give it a LeastSquares criterion "
                             "with wls_channels(w, z)")
-        if self._squares[0] is not data:
-            self._squares = (data, data.X * data.X)
-        X, X2 = data.X, self._squares[1]
+        if "X2" not in data.cache:
+            data.cache["X2"] = data.X * data.X
+        X, X2 = data.X, data.cache["X2"]
         W, Z = channels.sum(axis=0)
         if not W > 0:
             return None

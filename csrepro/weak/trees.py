@@ -4,6 +4,7 @@ Each step splits the leaf and threshold that most lower the criterion (the scan 
 :mod:`csrepro.weak.splits`, as for stumps, on the leaf's histogram).  A child's histogram
 comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it.
 A sample-count channel rides along, so splits leaving a side without samples are excluded.
+The children of the last split need only their sums, which the parent's scan already holds.
 
 * Cells criterion: leaves output ``criterion.value`` of their sums; a split must lower the
   summed cell loss (e.g. weighted SSE for regression trees, (VI.44) for CS-RealBoost).
@@ -58,12 +59,13 @@ class Tree:
 
 
 class _Leaf:
-    """A leaf while growing: node id, rows (None: all), histogram, candidate scan, label."""
+    """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
+    may still be split, its rows (None: all), histogram ``H`` and candidate ``scan``."""
 
-    def __init__(self, node, rows, H, data):
-        self.node, self.rows, self.H = node, rows, H
-        self.scan = scan_node(data, H, counted=True)
-        self.label = 0.0
+    def __init__(self, node, total, rows=None, H=None, data=None):
+        self.node, self.rows, self.H, self.label = node, rows, H, 0.0
+        self.scan = None if H is None else scan_node(data, H, counted=True)
+        self.total = self.scan.total if total is None else total
 
 
 class TreeLearner:
@@ -83,21 +85,21 @@ class TreeLearner:
             return None
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
-        leaves = [_Leaf(0, None, data.histogram(counted), data)]
+        leaves = [_Leaf(0, None, None, data.histogram(counted), data)]
         zero = np.zeros(counted.shape[1] - 1)
         current = np.inf
         while len(leaves) < self.max_leaves:
             if discrete:
-                pos = sum((lf.scan.total for lf in leaves if lf.label > 0), zero)
-                neg = sum((lf.scan.total for lf in leaves if lf.label < 0), zero)
+                pos = sum((lf.total for lf in leaves if lf.label > 0), zero)
+                neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
                 if leaves[0].label != 0:
                     current = float(criterion.score(pos[None], neg[None])[0])
-                scores = [discrete_scores(lf.scan, criterion, (pos - lf.scan.total * (lf.label > 0),
-                                                               neg - lf.scan.total * (lf.label < 0)))
+                scores = [discrete_scores(lf.scan, criterion, (pos - lf.total * (lf.label > 0),
+                                                               neg - lf.total * (lf.label < 0)))
                           if lf.label else discrete_scores(lf.scan, criterion) for lf in leaves]
                 tol = RTOL * abs(current) if np.isfinite(current) else 0.0
             else:
-                here = [float(criterion.loss(lf.scan.total, criterion.value(lf.scan.total))) for lf in leaves]
+                here = [float(criterion.loss(lf.total, criterion.value(lf.total))) for lf in leaves]
                 scores = [cell_losses(lf.scan, criterion) - h for lf, h in zip(leaves, here)]
                 current, tol = (0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (np.inf, 0.0)
             best_leaf = int(np.argmin([s.min() for s in scores]))
@@ -107,18 +109,22 @@ class TreeLearner:
             leaf = leaves.pop(best_leaf)
             c, flip = divmod(best, 2) if discrete else (best, 0)
             j, bin_ = int(feature[c]), int(b[c])
-            rows = np.arange(data.n_samples) if leaf.rows is None else leaf.rows
-            go_left = data.codes[rows, j] <= bin_
-            kids = [rows[go_left], rows[~go_left]]
-            small = 0 if len(kids[0]) <= len(kids[1]) else 1
-            H_small = data.histogram(counted, kids[small])
-            H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
             ids = [len(nodes["feature"]), len(nodes["feature"]) + 1]
+            totals = [leaf.scan.L[c], leaf.scan.R[c]]
+            if len(leaves) + 2 < self.max_leaves:  # the children may be split: their histograms and scans
+                rows = np.arange(data.n_samples) if leaf.rows is None else leaf.rows
+                go_left = data.codes[rows, j] <= bin_
+                kids = [rows[go_left], rows[~go_left]]
+                small = 0 if len(kids[0]) <= len(kids[1]) else 1
+                H_small = data.histogram(counted, kids[small])
+                H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
+                new = [_Leaf(ids[s], totals[s], kids[s], H[s], data) for s in (0, 1)]
+            else:  # the last split: only the children's sums are needed
+                new = [_Leaf(ids[s], totals[s]) for s in (0, 1)]
             for key, val in (("feature", j), ("threshold", data.threshold(j, bin_)), ("left", ids[0]), ("right", ids[1])):
                 nodes[key][leaf.node] = val
             for key, val in (("feature", -1), ("threshold", np.nan), ("left", -1), ("right", -1)):
                 nodes[key] += [val, val]
-            new = [_Leaf(ids[s], kids[s], H[s], data) for s in (0, 1)]
             if discrete:
                 new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
             leaves[best_leaf:best_leaf] = new
@@ -126,7 +132,7 @@ class TreeLearner:
 
     @staticmethod
     def _tree(nodes, leaves, criterion, discrete) -> Tree:
-        sums = np.array([lf.scan.total for lf in leaves])
+        sums = np.array([lf.total for lf in leaves])
         if discrete:
             values = np.array([lf.label for lf in leaves])
             score = criterion.score(sums[values > 0].sum(0)[None], sums[values < 0].sum(0)[None])[0]
