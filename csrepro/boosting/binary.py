@@ -74,7 +74,8 @@ class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
         :class:`~csrepro.weak.trees.TreeLearner` with four terminal nodes; "histogram":
         :class:`~csrepro.weak.histograms.HistogramLearner` with ``hist_bins`` bins; "line":
         :class:`~csrepro.weak.lines.LineLearner`.  Any object with ``fit(data, channels,
-        criterion)`` is used as is.  Which ones apply depends on the booster's criterion.
+        criterion)`` is used as is (keep it stateless: per-fit caches go in ``data.cache``).
+        Which ones apply depends on the booster's criterion.
     max_bins : int or None
         None: one bin per distinct feature value (stumps and trees search all thresholds);
         else at most ``max_bins`` equal-count bins per feature.
@@ -228,6 +229,12 @@ class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
         """Columns (P(classes_[0] | x), P(classes_[1] | x)) through the booster's inverse link of F."""
         p = self._inverse_link(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
+
+    def staged_predict_proba(self, X):
+        """Yield ``predict_proba`` after each iteration."""
+        for F in self.staged_decision_function(X):
+            p = self._inverse_link(F)
+            yield np.column_stack([1.0 - p, p])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -92,6 +92,8 @@ def test_any_two_labels(cancer, labels):
         P = clf.predict_proba(X)
         np.testing.assert_allclose(P.sum(1), 1.0)
         np.testing.assert_allclose(P[:, 1], logistic_inverse_link(clf.decision_function(X)))
+        np.testing.assert_allclose(list(clf.staged_predict_proba(X))[-1], P)
+        np.testing.assert_array_equal(list(clf.staged_predict(X))[-1], clf.predict(X))
 
 
 def test_bad_inputs_name_the_problem(cancer):
