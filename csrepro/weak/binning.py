@@ -50,11 +50,18 @@ class BinMapper:
     @classmethod
     def fit(cls, X: np.ndarray, max_bins: int | None = None) -> "BinMapper":
         """Bins of each column of finite ``X``: one per distinct value, or <= ``max_bins`` quantile bins."""
+        return cls.fit_transform(X, max_bins)[0]
+
+    @classmethod
+    def fit_transform(cls, X: np.ndarray, max_bins: int | None = None) -> tuple["BinMapper", np.ndarray]:
+        """The mapper of :meth:`fit` and the codes of ``X`` (as :meth:`transform`, from the same sort)."""
         if max_bins is not None and not (isinstance(max_bins, (int, np.integer)) and max_bins >= 2):
             raise ValueError(f"max_bins must be None (all thresholds) or an integer >= 2, got {max_bins!r}")
+        X = np.asarray(X, dtype=np.float64)
+        codes = np.empty(X.shape, dtype=np.int32)
         thresholds, values, counts = [], [], []
-        for col in np.asarray(X, dtype=np.float64).T:
-            u, c = np.unique(col, return_counts=True)
+        for j, col in enumerate(X.T):
+            u, inverse, c = np.unique(col, return_inverse=True, return_counts=True)
             starts = quantile_groups(c, max_bins)
             mid = u[starts[1:] - 1] + 0.5 * (u[starts[1:]] - u[starts[1:] - 1])
             # adjacent floats: the midpoint may round up to the next value; keep u_b <= t < u_{b+1}
@@ -62,7 +69,10 @@ class BinMapper:
             cb = np.add.reduceat(c, starts)
             counts.append(cb)
             values.append(np.add.reduceat(u * c, starts) / cb)
-        return cls(tuple(thresholds), tuple(values), tuple(counts))
+            group = np.zeros(len(u), dtype=np.int32)
+            group[starts[1:]] = 1
+            codes[:, j] = np.cumsum(group)[inverse]  # bin of each distinct value, then of each row
+        return cls(tuple(thresholds), tuple(values), tuple(counts)), codes
 
     @cached_property
     def n_bins(self) -> np.ndarray:
@@ -98,8 +108,7 @@ class BinnedData:
         if backend not in BACKENDS:
             raise ValueError(f"backend={backend!r} is not valid; choose one of {sorted(BACKENDS)}")
         self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self.mapper = BinMapper.fit(self.X, max_bins)
-        self.codes = self.mapper.transform(self.X)
+        self.mapper, self.codes = BinMapper.fit_transform(self.X, max_bins)
         self.kernel = BACKENDS[backend]
         self.n_samples, self.n_features = self.X.shape
         self.cache = {}

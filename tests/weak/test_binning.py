@@ -34,8 +34,8 @@ def test_exact_bins_are_distinct_values():
        st.one_of(st.none(), st.integers(2, 6)), arrays(np.float64, 10, elements=finite))
 def test_threshold_rule(X, max_bins, Xnew):
     X = np.vstack([X, np.nextafter(X, np.inf)])  # adjacent floats: midpoints must not round onto a value
-    m = BinMapper.fit(X, max_bins)
-    codes = m.transform(X)
+    m, codes = BinMapper.fit_transform(X, max_bins)
+    np.testing.assert_array_equal(codes, m.transform(X))
     for j, t in enumerate(m.thresholds):
         assert np.all(np.diff(t) > 0)
         assert max_bins is None or len(t) + 1 <= max_bins
