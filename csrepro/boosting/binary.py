@@ -50,6 +50,8 @@ def logistic_inverse_link(F):
 class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
     """Base of binary boosting: F(x) = sum_m alpha_m h_m(x), one binning per fit.
 
+    The binning is shared by fits on the same X (:meth:`BinnedData.memoised`, 8 kept).
+
     Each iteration m: ``channels, criterion = self._objective(state)``; the weak learner fits
     them (:mod:`csrepro.weak.criteria`) giving h_m; ``alpha = self._coefficient(state, h, hx)``
     with hx = h_m(x_i) on the training rows (None: stop without adding h_m); then the base sets
@@ -170,7 +172,7 @@ class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
         """Run up to ``n_estimators`` boosting iterations on (X, y)."""
         learner = self._check_params()
         X, ypm = self._validate_training(X, y)
-        data = BinnedData(X, self.max_bins, self.backend)
+        data = BinnedData.memoised(X, self.max_bins, self.backend)
         state = self._init_state(ypm)
         estimators, alphas = [], []
         for m in range(self.n_estimators):

@@ -10,6 +10,8 @@ bins of about equal training counts (quantiles).
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -18,6 +20,8 @@ import numpy as np
 from csrepro._kernels import histogram, histogram_ref
 
 BACKENDS = {"cython": histogram, "numpy": histogram_ref}
+_BINNED: OrderedDict = OrderedDict()  # memo of recent binnings, see BinnedData.memoised
+_BINNED_KEPT = 8
 
 
 def quantile_groups(counts: np.ndarray, max_groups: int | None) -> np.ndarray:
@@ -112,6 +116,21 @@ class BinnedData:
         self.kernel = BACKENDS[backend]
         self.n_samples, self.n_features = self.X.shape
         self.cache = {}
+
+    @classmethod
+    def memoised(cls, X: np.ndarray, max_bins: int | None = None, backend: str = "cython") -> "BinnedData":
+        """``BinnedData(X, max_bins, backend)``, shared by fits on the same X (e.g. a grid of costs or
+        detection rates on one training split): the 8 most recently used binnings are kept, keyed
+        on the bytes of X.  Treat the result as read-only (``cache`` entries are deterministic)."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        key = (hashlib.sha1(X.tobytes()).hexdigest(), X.shape, max_bins, backend)
+        if key in _BINNED:
+            _BINNED.move_to_end(key)
+        else:
+            _BINNED[key] = cls(X, max_bins, backend)
+            while len(_BINNED) > _BINNED_KEPT:
+                _BINNED.popitem(last=False)
+        return _BINNED[key]
 
     def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None) -> np.ndarray:
         """Sums of ``channels`` (n, k) per flat bin, shape (total_bins, k), over ``samples`` (None: all)."""

@@ -61,3 +61,13 @@ def test_bad_max_bins():
         BinMapper.fit(np.ones((3, 1)), max_bins=1)
     with pytest.raises(ValueError, match="backend"):
         BinnedData(np.ones((3, 1)), backend="fortran")
+
+
+def test_memoised_binning_is_shared_per_training_set():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    a, b = BinnedData.memoised(X), BinnedData.memoised(X.copy())
+    assert a is b
+    assert BinnedData.memoised(X, max_bins=4) is not a
+    assert BinnedData.memoised(X[1:]) is not a
+    np.testing.assert_array_equal(a.codes, BinnedData(X).codes)
