@@ -165,7 +165,8 @@ class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs 2 classes but the training labels hold only 1 class "
-                f"({self.classes_[0]!r}); a single-class training fold cannot train a classifier (use a stratified split)")
+                f"({self.classes_[0]!r}); a single-class training fold cannot train a classifier "
+                "(use a stratified split)")
         return X, np.where(y == self.classes_[1], 1.0, -1.0)
 
     def fit(self, X, y):

@@ -52,12 +52,12 @@ class BinMapper:
     counts: tuple
 
     @classmethod
-    def fit(cls, X: np.ndarray, max_bins: int | None = None) -> "BinMapper":
+    def fit(cls, X: np.ndarray, max_bins: int | None = None) -> BinMapper:
         """Bins of each column of finite ``X``: one per distinct value, or <= ``max_bins`` quantile bins."""
         return cls.fit_transform(X, max_bins)[0]
 
     @classmethod
-    def fit_transform(cls, X: np.ndarray, max_bins: int | None = None) -> tuple["BinMapper", np.ndarray]:
+    def fit_transform(cls, X: np.ndarray, max_bins: int | None = None) -> tuple[BinMapper, np.ndarray]:
         """The mapper of :meth:`fit` and the codes of ``X`` (as :meth:`transform`, from the same sort)."""
         if max_bins is not None and not (isinstance(max_bins, (int, np.integer)) and max_bins >= 2):
             raise ValueError(f"max_bins must be None (all thresholds) or an integer >= 2, got {max_bins!r}")
@@ -118,7 +118,7 @@ class BinnedData:
         self.cache = {}
 
     @classmethod
-    def memoised(cls, X: np.ndarray, max_bins: int | None = None, backend: str = "cython") -> "BinnedData":
+    def memoised(cls, X: np.ndarray, max_bins: int | None = None, backend: str = "cython") -> BinnedData:
         """``BinnedData(X, max_bins, backend)``, shared by fits on the same X (e.g. a grid of costs or
         detection rates on one training split): the 8 most recently used binnings are kept, keyed
         on the bytes of X.  Treat the result as read-only (``cache`` entries are deterministic)."""

@@ -17,8 +17,8 @@ tree, the bins of a histogram) and only ever sees per-cell sums S of per-sample 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

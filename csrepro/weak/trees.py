@@ -78,57 +78,68 @@ class TreeLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Tree | None:
         """The greedily grown tree; None when every feature is constant."""
+        if len(data.candidates[0]) == 0:
+            return None
         counted = np.ones((len(channels), np.shape(channels)[1] + 1))  # last channel: sample counts
         counted[:, :-1] = channels
-        flat, feature, b = data.candidates
-        if len(flat) == 0:
-            return None
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
         leaves = [_Leaf(0, None, None, data.histogram(counted), data)]
-        zero = np.zeros(counted.shape[1] - 1)
-        current = np.inf
         while len(leaves) < self.max_leaves:
-            if discrete:
-                pos = sum((lf.total for lf in leaves if lf.label > 0), zero)
-                neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
-                if leaves[0].label != 0:
-                    current = float(criterion.score(pos[None], neg[None])[0])
-                scores = [discrete_scores(lf.scan, criterion, (pos - lf.total * (lf.label > 0),
-                                                               neg - lf.total * (lf.label < 0)))
-                          if lf.label else discrete_scores(lf.scan, criterion) for lf in leaves]
-                tol = RTOL * abs(current) if np.isfinite(current) else 0.0
-            else:
-                here = [float(criterion.loss(lf.total, criterion.value(lf.total))) for lf in leaves]
-                scores = [cell_losses(lf.scan, criterion) - h for lf, h in zip(leaves, here)]
-                current, tol = (0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (np.inf, 0.0)
+            scores, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
             best_leaf = int(np.argmin([s.min() for s in scores]))
             best = first_min(scores[best_leaf])
             if not scores[best_leaf][best] < current - tol:  # a split must lower the criterion beyond rounding
                 break
             leaf = leaves.pop(best_leaf)
             c, flip = divmod(best, 2) if discrete else (best, 0)
-            j, bin_ = int(feature[c]), int(b[c])
-            ids = [len(nodes["feature"]), len(nodes["feature"]) + 1]
-            totals = [leaf.scan.L[c], leaf.scan.R[c]]
-            if len(leaves) + 2 < self.max_leaves:  # the children may be split: their histograms and scans
-                rows = np.arange(data.n_samples) if leaf.rows is None else leaf.rows
-                go_left = data.codes[rows, j] <= bin_
-                kids = [rows[go_left], rows[~go_left]]
-                small = 0 if len(kids[0]) <= len(kids[1]) else 1
-                H_small = data.histogram(counted, kids[small])
-                H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
-                new = [_Leaf(ids[s], totals[s], kids[s], H[s], data) for s in (0, 1)]
-            else:  # the last split: only the children's sums are needed
-                new = [_Leaf(ids[s], totals[s]) for s in (0, 1)]
-            for key, val in (("feature", j), ("threshold", data.threshold(j, bin_)), ("left", ids[0]), ("right", ids[1])):
-                nodes[key][leaf.node] = val
-            for key, val in (("feature", -1), ("threshold", np.nan), ("left", -1), ("right", -1)):
-                nodes[key] += [val, val]
+            new = self._split(data, counted, nodes, leaf, c, last=len(leaves) + 2 == self.max_leaves)
             if discrete:
                 new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
             leaves[best_leaf:best_leaf] = new
         return self._tree(nodes, leaves, criterion, discrete)
+
+    @staticmethod
+    def _discrete_scores(leaves, criterion):
+        """Whole-tree scores of every labelled split of every leaf; the current tree's score; tolerance."""
+        zero = np.zeros_like(leaves[0].total)
+        pos = sum((lf.total for lf in leaves if lf.label > 0), zero)
+        neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
+        if leaves[0].label == 0:  # the root: its split is always made
+            current = np.inf
+        else:
+            current = float(criterion.score(pos[None], neg[None])[0])
+        rest = [(pos - lf.total * (lf.label > 0), neg - lf.total * (lf.label < 0)) for lf in leaves]
+        scores = [discrete_scores(lf.scan, criterion, base if lf.label else None) for lf, base in zip(leaves, rest)]
+        return scores, current, RTOL * abs(current) if np.isfinite(current) else 0.0
+
+    @staticmethod
+    def _cell_scores(leaves, criterion):
+        """Change of the summed cell loss for every split of every leaf; 0 (inf at the root); tolerance."""
+        here = [float(criterion.loss(lf.total, criterion.value(lf.total))) for lf in leaves]
+        scores = [cell_losses(lf.scan, criterion) - h for lf, h in zip(leaves, here)]
+        return (scores, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, np.inf, 0.0)
+
+    @staticmethod
+    def _split(data, counted, nodes, leaf, c, last):
+        """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves."""
+        _, feature, b = data.candidates
+        j, bin_ = int(feature[c]), int(b[c])
+        ids = [len(nodes["feature"]), len(nodes["feature"]) + 1]
+        for key, val in (("feature", j), ("threshold", data.threshold(j, bin_)), ("left", ids[0]), ("right", ids[1])):
+            nodes[key][leaf.node] = val
+        for key, val in (("feature", -1), ("threshold", np.nan), ("left", -1), ("right", -1)):
+            nodes[key] += [val, val]
+        totals = [leaf.scan.L[c], leaf.scan.R[c]]
+        if last:  # no further split: the children need only their sums
+            return [_Leaf(ids[s], totals[s]) for s in (0, 1)]
+        rows = np.arange(data.n_samples) if leaf.rows is None else leaf.rows
+        go_left = data.codes[rows, j] <= bin_
+        kids = [rows[go_left], rows[~go_left]]
+        small = 0 if len(kids[0]) <= len(kids[1]) else 1
+        H_small = data.histogram(counted, kids[small])
+        H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
+        return [_Leaf(ids[s], totals[s], kids[s], H[s], data) for s in (0, 1)]
 
     @staticmethod
     def _tree(nodes, leaves, criterion, discrete) -> Tree:

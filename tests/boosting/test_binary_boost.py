@@ -9,8 +9,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import check_estimator
 
-from csrepro.boosting.binary import (AdaBoostClassifier, BinaryBoostClassifier, LogitBoostClassifier,
-                                     RealBoostClassifier, logistic_inverse_link)
+from csrepro.boosting.binary import (
+    AdaBoostClassifier,
+    BinaryBoostClassifier,
+    LogitBoostClassifier,
+    RealBoostClassifier,
+    logistic_inverse_link,
+)
 from csrepro.methods import get_method, make_estimator
 from csrepro.weak.trees import TreeLearner
 
