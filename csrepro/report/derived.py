@@ -9,6 +9,8 @@ members are the ids ``key[p=v]`` and their parameter values v.  Per dataset and 
 * ``argmax_gain``: the parameter value of that member;
 * ``mean``: the mean of one method id (``method``, default the column id), as in a plain table.
 
+A cell whose methods (or family) did not run is missing, not an error.
+
 ``wins`` tables have methods as rows and, per group of datasets (e.g. one contamination level),
 two columns: ``wins_<group>``, the number of datasets where the method has the smallest mean
 among the table's rows (ties count for every tied method), and ``<metric>_<group>``, the mean
@@ -84,8 +86,7 @@ def _derive(trials: pd.DataFrame, rule: dict, column: str, families: dict, table
         return (*mean_se(values), len(values))
     family = rule.get("family")
     if family not in families:
-        raise ValueError(f"table {table_id!r}, column {column!r}: family {family!r} is no exp.methods key with a "
-                         f"one-parameter grid; known: {sorted(families)}")
+        return None  # not run in this experiment (e.g. a reduced config): a missing cell, as for ``mean``
     members = [m for m in families[family] if m in trials.columns and trials[m].notna().any()]
     if len(members) < len(families[family]):
         return None  # a cell over a family is only defined once every member has run
