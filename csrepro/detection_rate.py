@@ -59,7 +59,11 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
     estimator : binary classifier with ``decision_function`` (> 0 predicts its ``classes_[1]``).
     param_grid : dict or list of dicts (``sklearn.model_selection.ParameterGrid``); None = {}.
     target_detection_rate : float in (0, 1]
-        Fraction of the positives (``classes_[1]``) the out-of-fold predictions must detect.
+        Fraction of the detected class the out-of-fold predictions must find.
+    positive : {"last", "minority"}
+        The detected class: ``classes_[1]`` (sorted label order), or the rarer class of the
+        training labels (ties: ``classes_[1]``).  The estimator is fitted on 0/1 labels with the
+        detected class as 1, so its costs (C1 = miss cost) refer to that class.
     cv : int >= 2 or "loo"
         Stratified k-fold (the thesis' five folds, Sec. VI.E) or leave-one-out.
     cv_seed : int
@@ -74,11 +78,12 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
     ``best_estimator_``, ``classes_``.
     """
 
-    def __init__(self, estimator=None, param_grid=None, target_detection_rate=0.9, cv=5, cv_seed=0,
-                 cost_matrix=None, random_state=None):
+    def __init__(self, estimator=None, param_grid=None, target_detection_rate=0.9, positive="last", cv=5,
+                 cv_seed=0, cost_matrix=None, random_state=None):
         self.estimator = estimator
         self.param_grid = param_grid
         self.target_detection_rate = target_detection_rate
+        self.positive = positive
         self.cv = cv
         self.cv_seed = cv_seed
         self.cost_matrix = cost_matrix
@@ -140,9 +145,14 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) != 2:
             raise ValueError(f"Only binary classification is supported. {type(self).__name__} got "
                              f"{len(self.classes_)} class(es) {self.classes_.tolist()[:10]}; give it exactly two classes")
-        ys = np.where(y == self.classes_[1], 1.0, -1.0)
+        if self.positive not in ("last", "minority"):
+            raise ValueError(f"positive must be 'last' or 'minority', got {self.positive!r}")
+        counts = [np.sum(y == c) for c in self.classes_]
+        self.pos_label_ = self.classes_[0] if self.positive == "minority" and counts[0] < counts[1] else self.classes_[1]
+        z = (y == self.pos_label_).astype(int)  # the estimator sees the detected class as 1
+        ys = np.where(z == 1, 1.0, -1.0)
         template, grid = self._estimator_and_grid()
-        entry = self._cross_validate(X, y, ys, template, grid)
+        entry = self._cross_validate(X, z, ys, template, grid)
         self.cv_results_ = []
         for params, scores in zip(grid, entry["scores"], strict=True):
             point = detection_at_rate(ys, scores, float(d), pos_label=1.0)
@@ -154,20 +164,26 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         self.cv_false_positives_ = self.cv_results_[best]["false_positives"]
         self.cv_detection_rate_ = self.cv_results_[best]["detection_rate"]
         if best not in entry["models"]:
-            entry["models"][best] = self._template(template, self.best_params_).fit(X, y)
+            entry["models"][best] = self._template(template, self.best_params_).fit(X, z)
         self.best_estimator_ = entry["models"][best]
         return self
 
-    def decision_function(self, X):
-        """Decision values of ``best_estimator_`` minus ``threshold_``: >= 0 predicts ``classes_[1]``."""
+    def _detection(self, X):
+        """Decision values of ``best_estimator_`` minus ``threshold_``: >= 0 predicts the detected class."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         return self.best_estimator_.decision_function(X) - self.threshold_
 
+    def decision_function(self, X):
+        """The thresholded decision values, signed so that > 0 favours ``classes_[1]``."""
+        d = self._detection(X)
+        return d if self.pos_label_ == self.classes_[1] else -d
+
     def predict(self, X):
-        """``classes_[1]`` where the thresholded decision value is >= 0, else ``classes_[0]``."""
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
+        """The detected class where the thresholded decision value is >= 0, else the other class."""
+        detected = self._detection(X) >= 0
+        other = self.classes_[0] if self.pos_label_ == self.classes_[1] else self.classes_[1]
+        return np.where(detected, self.pos_label_, other)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -43,6 +43,21 @@ def test_hand_case():
     np.testing.assert_allclose(sel.decision_function(X_HAND), X_HAND[:, 0] - 3.0)
 
 
+def test_minority_class_can_be_the_detected_one():
+    """'b' = classes_[1] is the minority: detected either way; relabelled, the minority 'a' = classes_[0] is."""
+    X = np.array([[5.0], [4.0], [3.0], [-1.0], [0.5], [1.0], [0.0], [2.5]])
+    y = np.array(["b", "b", "b", "a", "a", "a", "a", "a"])
+    sel = DetectionRateClassifier(FeatureScore(), target_detection_rate=1.0, positive="minority", cv=2).fit(X, y)
+    assert sel.pos_label_ == "b" and sel.threshold_ == 3.0
+    swapped = np.where(y == "b", "a", "b")  # 'a' (3 rows) is now the minority and classes_[0]
+    sel = DetectionRateClassifier(FeatureScore(), target_detection_rate=1.0, positive="minority", cv=2).fit(X, swapped)
+    assert sel.pos_label_ == "a" and sel.threshold_ == 3.0
+    np.testing.assert_array_equal(sel.predict(X), ["a", "a", "a", "b", "b", "b", "b", "b"])
+    np.testing.assert_array_equal(sel.predict(X) == "b", sel.decision_function(X) > 0)
+    with pytest.raises(ValueError, match="positive must be"):
+        DetectionRateClassifier(FeatureScore(), positive="first", cv=2).fit(X, y)
+
+
 def test_rates_share_one_cross_validation():
     """Five rates on the same training data: the grid is cross-validated once (2 points x 2 folds + refit)."""
     clear_memo()
@@ -69,8 +84,8 @@ def test_memo_tells_estimator_classes_apart():
 
 def test_out_of_fold_rate_is_met():
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(120, 3))
-    y = (X[:, 0] + 0.8 * rng.normal(size=120) > 0.3).astype(int)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.8 * rng.normal(size=60) > 0.3).astype(int)
     for rate, cv in ((0.9, 5), (0.85, "loo")):
         sel = DetectionRateClassifier(LogisticRegression(), {"C": [0.1, 1.0]}, target_detection_rate=rate,
                                       cv=cv).fit(X, y)
@@ -92,4 +107,4 @@ def test_bad_inputs_name_the_fix():
 
 
 def test_sklearn_estimator_checks():
-    check_estimator(DetectionRateClassifier(LogisticRegression(), {"C": [0.5, 2.0]}, target_detection_rate=0.8, cv=3))
+    check_estimator(DetectionRateClassifier(LogisticRegression(), {"C": [1.0]}, target_detection_rate=0.8, cv=2))

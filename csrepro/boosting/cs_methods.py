@@ -70,13 +70,13 @@ def make_base(base, cost_matrix=None, random_state=None, **params):
     raise ValueError(f"unknown base method {base!r}; choose one of {sorted(BOOSTERS) + sorted(CALIBRATED)}")
 
 
-def detection_rate(base, target_detection_rate=0.9, param_grid=None, cv=5, cv_seed=0, cost_matrix=None,
-                   random_state=None, **base_params):
+def detection_rate(base, target_detection_rate=0.9, param_grid=None, positive="last", cv=5, cv_seed=0,
+                   cost_matrix=None, random_state=None, **base_params):
     """:class:`DetectionRateClassifier` over ``make_base(base, **base_params)``; ``param_grid`` names
     the base's parameters (e.g. {"C1": [1, 2, 4]}; Platt ids: {"estimator__C": [...]})."""
     return DetectionRateClassifier(make_base(base, **base_params), param_grid=param_grid,
-                                   target_detection_rate=target_detection_rate, cv=cv, cv_seed=cv_seed,
-                                   cost_matrix=cost_matrix, random_state=random_state)
+                                   target_detection_rate=target_detection_rate, positive=positive, cv=cv,
+                                   cv_seed=cv_seed, cost_matrix=cost_matrix, random_state=random_state)
 
 
 CS_BOOST_METHODS: dict[str, tuple] = {}

@@ -73,7 +73,7 @@ def rank_cells(totals: pd.DataFrame, entry: dict, datasets) -> pd.DataFrame:
         for k, row in enumerate(entry["rows"]):
             wide = totals[totals["rate"] == k].pivot(index="dataset", columns="column", values="value")
             wide = wide.reindex(index=list(datasets), columns=list(entry["rank_columns"]))
-            if wide.isna().any().any():
+            if wide.empty or wide.isna().any().any():
                 continue  # ranks need every method on every dataset
             r = pd.DataFrame(ranks(wide.to_numpy()), columns=wide.columns).mean()
             out += [{"row": row, "column": c, "reproduced": float(r[c])} for c in entry["columns"]]

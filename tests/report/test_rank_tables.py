@@ -33,6 +33,7 @@ def test_ranks_per_rate_by_hand(totals):
     # rate 2: d1 old/base tie 1.5, new 3; d2 new 1, base 2, old 3
     assert cells[("r2", "new")] == 2.0 and cells[("r2", "old")] == 2.25
     assert rank_cells(totals, entry, ["d1", "d2", "d3"]).empty  # d3 has no values: no ranks
+    assert rank_cells(totals, entry, []).empty
 
 
 def test_wins_by_hand(totals):
