@@ -245,7 +245,8 @@ def _splits(name: str, data_root, download: bool, protocol_json: str, seed: int)
     data = _dataset(name, data_root, download)
     params = json.loads(protocol_json)
     options = {k: params.pop(k, default) for k, default in TRAINING_OPTIONS.items()}
-    splits = make_splits(data.y, params.pop("name"), random_state=seed, predefined_test=data.predefined_test, **params)
+    splits = make_splits(data.y, params.pop("name"), random_state=seed, predefined_test=data.predefined_test,
+                         groups=data.meta.get("groups"), **params)
     if options["train_size"] is None:
         return splits
     rng = np.random.default_rng(derive_seed(seed, "train_size"))

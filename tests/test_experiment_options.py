@@ -182,3 +182,15 @@ def test_thesis_dataset_variants_have_the_thesis_sizes():
 def test_grid_config_from_yaml_text_keeps_float_ids():
     cfg = OmegaConf.create("m: {method: recorder, grid: {a: [0.1, 0.2, 1.0, 2.0, 10.0]}}")
     assert [e.id for e in method_entries(cfg)] == ["m[a=0.1]", "m[a=0.2]", "m[a=1]", "m[a=2]", "m[a=10]"]
+
+
+def test_group_kfold_keeps_groups_in_one_fold():
+    from csrepro.data.protocols import make_splits
+
+    y = np.array([0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 1])
+    groups = np.array([1, 1, 2, 3, 3, 4, 5, 5, 6, 6, 7, 8])
+    splits = make_splits(y, "group_kfold", random_state=0, groups=groups, n_splits=3)
+    assert sorted(np.concatenate([te for _, te in splits]).tolist()) == list(range(12))
+    assert all(not set(groups[tr]) & set(groups[te]) for tr, te in splits)
+    with pytest.raises(ValueError, match="needs one group id per row"):
+        make_splits(y, "group_kfold", random_state=0, n_splits=3)

@@ -27,18 +27,22 @@ PROTOCOLS: dict[str, dict] = {
     "kfold": {"n_splits": 5, "stratify": True},
     "repeated_kfold": {"n_splits": 5, "n_repeats": 10, "stratify": True},
     "loo": {},
+    "group_kfold": {"n_splits": 10},
 }
 #: options any protocol accepts, applied to each split's training part by the runner (not by make_splits):
 #: ``train_size`` (subsample_train) and ``label_noise`` (csrepro.data.synthetic.contaminate_labels)
 TRAINING_OPTIONS: dict = {"train_size": None, "label_noise": 0.0}
 
 
-def make_splits(y, protocol: str, random_state=None, predefined_test=None, **params) -> list[tuple[np.ndarray, ...]]:
+def make_splits(y, protocol: str, random_state=None, predefined_test=None, groups=None,
+                **params) -> list[tuple[np.ndarray, ...]]:
     """Index splits of ``y`` under ``protocol`` (see ``PROTOCOLS`` for each one's params and defaults).
 
     Returns a list of ``(train_idx, test_idx)``; ``holdout`` with ``val_size`` gives one
     ``(train_idx, val_idx, test_idx)``. ``predefined`` uses the mask ``predefined_test`` (True = test);
-    ``predefined_or_holdout`` uses it when given, else a holdout of ``test_size``.
+    ``predefined_or_holdout`` uses it when given, else a holdout of ``test_size``.  ``group_kfold``
+    keeps each group (e.g. a MUSK molecule, ``groups`` = bag ids) in one fold: scikit-learn's
+    StratifiedGroupKFold, shuffled with ``random_state``.
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}; choose one of {sorted(PROTOCOLS)}")
@@ -65,6 +69,15 @@ def make_splits(y, protocol: str, random_state=None, predefined_test=None, **par
         return [holdout(codes, p["test_size"], p["val_size"], rng, p["stratify"])]
     if protocol == "loo":
         return [(np.delete(np.arange(n), i), np.array([i])) for i in range(n)]
+    if protocol == "group_kfold":
+        if groups is None or len(groups) != n:
+            raise ValueError("protocol 'group_kfold' needs one group id per row (the dataset's meta['groups'], "
+                             "e.g. musk2's molecules); use 'kfold' for datasets without groups")
+        from sklearn.model_selection import StratifiedGroupKFold
+
+        folds = StratifiedGroupKFold(_check_int("n_splits", p["n_splits"], 2, n), shuffle=True,
+                                     random_state=int(rng.integers(2**31)))
+        return [(np.sort(tr), np.sort(te)) for tr, te in folds.split(np.zeros(n), codes, groups)]
     n_repeats = _check_int("n_repeats", p.get("n_repeats", 1), 1, None)
     n_splits = _check_int("n_splits", p["n_splits"], 2, n)
     return [split for _ in range(n_repeats) for split in _kfold(codes, n_splits, rng, p["stratify"])]
