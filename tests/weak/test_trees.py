@@ -60,7 +60,7 @@ def problems(draw):
     return X, y, rng.uniform(0.1, 1.0, n), rng.normal(size=n)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(problems(), st.sampled_from(["error", "sse", "real"]), st.integers(2, 4))
 def test_tree_equals_brute_force(problem, kind, max_leaves):
     X, y, w, z = problem
