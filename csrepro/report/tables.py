@@ -261,10 +261,24 @@ def _outside(flags: pd.Series, row: str, col: str) -> bool:
     return pd.notna(flag) and not flag
 
 
+def _rule_text(column: str, rule: dict) -> str:
+    """One derived column's rule in words (csrepro.report.derived)."""
+    stat, family, ref = rule.get("stat", "mean"), rule.get("family"), rule.get("reference")
+    return {"mean": f"{column} = mean of {rule.get('method', column)}",
+            "min": f"{column} = smallest mean over the {family} grid",
+            "argmin": f"{column} = grid value of the smallest mean over {family}",
+            "max_gain": f"{column} = largest mean({ref}) - mean(member) over the {family} grid",
+            "argmax_gain": f"{column} = grid value of the largest gain of {family} over {ref}"}.get(stat, stat)
+
+
 def _legend(spec: TableSpec, published: pd.DataFrame, style: _Style, rule: str) -> str:
     sources = "; ".join(dict.fromkeys(published.loc[published["table"] == spec.id, "source"])) or "none"
     derived = "".join([f"; a trial's {c} value is the mean over {', '.join(ms)}" for c, ms in spec.combine.items()]
-                      + [f"; mean and standard error multiplied by {spec.scale:g}" if spec.scale != 1 else ""])
+                      + [f"; mean and standard error multiplied by {spec.scale:g}" if spec.scale != 1 else ""]
+                      + [f"; {_rule_text(c, r)}" for c, r in spec.derive.items()]
+                      + ["; wins_<group> = datasets of the group where the row's method has the smallest mean (ties "
+                         f"count for each), {spec.metric}_<group> = mean over the group's datasets"
+                         if spec.kind == "wins" else ""])
     return (f"rep = reproduced {style.escape(spec.metric)}, mean{style.pm}standard error over n trials"
             f"{style.escape(derived)}; "
             f"pub = published ({style.escape(sources)}). Bold (rep): best mean and methods not significantly "
