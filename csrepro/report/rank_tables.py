@@ -127,8 +127,9 @@ def plot_rank_tables(out_dir, store: pd.DataFrame, cfg) -> list[Path]:
             x = np.arange(len(entry["rows"]))
             for i, c in enumerate(entry["columns"]):
                 r = rows[rows["column"] == c].set_index("row").reindex(entry["rows"])
-                line, = ax.plot(x, r["reproduced"], "-o", ms=3, label=c)
-                ax.plot(x, r["published"], "--", color=line.get_color(), alpha=0.6)
+                color = plt.cm.tab20(i % 20)
+                ax.plot(x, r["reproduced"], "-o", ms=3, color=color, label=c)
+                ax.plot(x, r["published"], "--", color=color, alpha=0.6)
             ax.set_xticks(x, [r.replace("rate_", "").replace("_", ".") + "%" for r in entry["rows"]])
             ax.set(xlabel="target detection rate", ylabel="average rank (1 = best)",
                    title=f"{entry['id']}: reproduced (solid) vs published (dashed)")
