@@ -46,7 +46,10 @@ class Provenance:
 def load_config(exp: str, conf_dir, overrides=()) -> DictConfig:
     """conf/config.yaml (minus its Hydra defaults list), conf/exp/<exp>.yaml under ``exp``, then overrides.
 
-    An experiment file that already has a top-level ``exp`` key is merged as it is.
+    The experiment file's own defaults list is applied as the runner's Hydra composition does for
+    config groups (``/protocol: kfold`` -> exp.protocol, ``/dataset@per_dataset: x`` ->
+    exp.per_dataset), before the file's body.  An experiment file that already has a top-level
+    ``exp`` key is merged as it is.
     """
     conf_dir = Path(conf_dir)
     path = conf_dir / "exp" / f"{exp}.yaml"
@@ -58,8 +61,20 @@ def load_config(exp: str, conf_dir, overrides=()) -> DictConfig:
     base = OmegaConf.load(base_path) if base_path.is_file() else OmegaConf.create()
     base.pop("defaults", None)
     exp_file = OmegaConf.load(path)
-    exp_cfg = exp_file if "exp" in exp_file else OmegaConf.create({"exp": exp_file})
+    exp_cfg = exp_file if "exp" in exp_file else OmegaConf.create({"exp": _with_group_defaults(exp_file, conf_dir)})
     return OmegaConf.merge(base, exp_cfg, OmegaConf.from_dotlist(list(overrides)))
+
+
+def _with_group_defaults(exp_file: DictConfig, conf_dir: Path) -> DictConfig:
+    """``exp_file`` without its defaults list, on top of the config-group files that list names."""
+    out = OmegaConf.create()
+    for entry in exp_file.pop("defaults", None) or []:
+        if not OmegaConf.is_dict(entry):
+            continue  # "_self_": the file's body comes last
+        (key, name), = entry.items()
+        group, _, package = str(key).lstrip("/").partition("@")
+        OmegaConf.update(out, package or group, OmegaConf.load(conf_dir / group / f"{name}.yaml"), merge=True)
+    return OmegaConf.merge(out, exp_file)
 
 
 def _select(cfg: DictConfig, *keys: str, default=None):
