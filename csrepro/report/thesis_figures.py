@@ -60,7 +60,7 @@ def plot_figure_iii6(out_dir, store: pd.DataFrame, cfg) -> list:
             ax.errorbar(n, mean, yerr=sd, marker="o", capsize=3, label=LABELS.get(family, family))
     ax.axhline(30, color="gray", linestyle=":", label="Bayes error")
     ax.set(xscale="log", xlabel="training examples per class", ylabel="test error (%)",
-           title="Two Gaussian classes: error over the 19 margin values (mean ± SD)")
+           title="Two Gaussian classes: error over the margin values (mean ± SD)")
     ax.legend()
     fig.tight_layout()
     return [save_png(fig, out_dir, "figure_iii6_error_vs_training_size")]
