@@ -38,32 +38,41 @@ def _option(exp: dict, dataset: str, key: str):
 
 
 def plot_figure_iii6(out_dir, store: pd.DataFrame, cfg) -> list:
-    """Figure III.6: test error vs training examples per class, mean and SD over the margin values and repetitions."""
+    """Figure III.6: test error vs training examples per class, mean and SD over the margin values and repetitions.
+
+    Solid: all grid values of a family, as in the thesis; dashed: only a <= 1 (larger a make our
+    canonical GradientBoost diverge, experiments/thesis/NOTES.md).
+    """
     plt = _plt()
     exp = _exp(cfg)
     sizes = {d: _option(exp, d, "train_size") for d in exp["datasets"]}
+    table = trial_table(store, "error", list(sizes))
     fig, ax = plt.subplots(figsize=(6, 4))
-    for family, members in family_values(exp["methods"]).items():
-        table = trial_table(store, "error", list(sizes))
-        if table.empty:
-            continue
-        points = []
-        for dataset, n in sizes.items():
-            cols = [m for m in members if m in table.columns]
-            if n is None or dataset not in table.index.get_level_values("dataset") or not cols:
-                continue
-            values = table.loc[dataset, cols].to_numpy().ravel()
-            values = values[np.isfinite(values)]
-            points.append((n, 100 * values.mean(), 100 * values.std(ddof=1) if len(values) > 1 else 0.0))
-        if points:
-            n, mean, sd = np.array(sorted(points)).T
-            ax.errorbar(n, mean, yerr=sd, marker="o", capsize=3, label=LABELS.get(family, family))
+    for i, (family, members) in enumerate(family_values(exp["methods"]).items()):
+        for subset, style in ((members, "-"), ({m: a for m, a in members.items() if a <= 1}, "--")):
+            points = _error_points(table, sizes, [m for m in subset if m in table.columns])
+            if points:
+                n, mean, sd = np.array(points).T
+                label = LABELS.get(family, family) + ("" if style == "-" else ", a <= 1")
+                ax.errorbar(n, mean, yerr=sd, marker="o", capsize=3, linestyle=style, color=f"C{i}", label=label)
     ax.axhline(30, color="gray", linestyle=":", label="Bayes error")
     ax.set(xscale="log", xlabel="training examples per class", ylabel="test error (%)",
            title="Two Gaussian classes: error over the margin values (mean ± SD)")
-    ax.legend()
+    ax.legend(fontsize="small")
     fig.tight_layout()
     return [save_png(fig, out_dir, "figure_iii6_error_vs_training_size")]
+
+
+def _error_points(table: pd.DataFrame, sizes: dict, methods: list) -> list:
+    """(n, mean %, SD %) per training size over ``methods`` and trials, sorted by n."""
+    points = []
+    for dataset, n in sizes.items():
+        if table.empty or not methods or n is None or dataset not in table.index.get_level_values("dataset"):
+            continue
+        values = table.loc[dataset, methods].to_numpy().ravel()
+        values = values[np.isfinite(values)]
+        points.append((n, 100 * values.mean(), 100 * values.std(ddof=1) if len(values) > 1 else 0.0))
+    return sorted(points)
 
 
 def plot_figure_iii7(out_dir, store: pd.DataFrame, cfg) -> list:
