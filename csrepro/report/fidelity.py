@@ -34,7 +34,7 @@ def render_fidelity(results: list[ExperimentFidelity], provenance: str) -> str:
     for res in results:
         if res.comparison.empty:
             lines.append(f"| {res.paper} | [{res.experiment}]({res.experiment}/REPORT.md) | "
-                         "(no published.csv) | 0 | 0 | 0 | 0 |")
+                         "(no published cells compared) | 0 | 0 | 0 | 0 |")
         for table, comp in res.comparison.groupby("table", sort=False):
             c = counts(comp)
             lines.append(f"| {res.paper} | [{res.experiment}]({res.experiment}/REPORT.md) | {table} | "
