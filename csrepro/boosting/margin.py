@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from csrepro.boosting.binary import BinaryBoostClassifier
+from csrepro.boosting.line_search import newton_line_search
 from csrepro.losses.binary import get_margin_loss
 from csrepro.weak.criteria import LeastSquares, class_channels, posterior_cells, wls_channels
 
@@ -96,14 +97,27 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
         Margin parameter of the loss (Ch. III.E); must stay 1 for "logistic" and the Table II.8 rows.
     output : {"realboost", "link"}
         Cell outputs, see above.
+    step : {"unit", "line_search"}
+        ``"unit"`` (default): F <- F + f, (III.59) as printed.  ``"line_search"``: F <- F + rho f with
+        rho = argmin_rho sum_i phi(y_i (F_i + rho f_i)), the line search of GradientBoost (Friedman
+        2001, the thesis's [36]); the canonical losses are convex (phi' = -(1 - [f*]^{-1}) is
+        nondecreasing), so rho is the root of a monotone derivative, found by safeguarded Newton.
+        The two differ in what ``a`` means.  The four losses of Ch. III are scale families: the
+        weights (III.57) depend on F only through G = a F (logistic, boosting) or G = F / a
+        (Gaussian, Laplacian), and the cell outputs do not depend on a.  With unit steps G
+        follows the a = 1 recursion with step size a (resp. 1 / a): the margin parameter acts as
+        a learning rate, and steep settings (large a for logistic/boosting, small a for
+        Gaussian/Laplacian) make F oscillate.  With the line search rho absorbs the scale, G is
+        the same for every a, and a has no effect on the predictions.
     n_estimators, weak_learner ("histogram", "stump", "tree4"), max_bins, hist_bins, smoothing,
     backend, cost_matrix, random_state
         As :class:`~csrepro.boosting.binary.BinaryBoostClassifier`.
     """
 
     OUTPUTS = ("realboost", "link")
+    STEPS = ("unit", "line_search")
 
-    def __init__(self, loss="canonical_logistic", a=1.0, output="realboost", n_estimators=100,
+    def __init__(self, loss="canonical_logistic", a=1.0, output="realboost", step="unit", n_estimators=100,
                  weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0, backend="cython",
                  cost_matrix=None, random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
@@ -112,6 +126,7 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
         self.loss = loss
         self.a = a
         self.output = output
+        self.step = step
 
     def _check_params(self):
         if self.loss not in CANONICAL_GRADIENTBOOST_LOSSES:
@@ -120,11 +135,29 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
                              f"{list(CANONICAL_GRADIENTBOOST_LOSSES)}")
         if self.output not in self.OUTPUTS:
             raise ValueError(f"output={self.output!r} is not valid; choose one of {self.OUTPUTS}")
+        if self.step not in self.STEPS:
+            raise ValueError(f"step={self.step!r} is not valid; choose one of {self.STEPS}")
         self.loss_ = get_margin_loss(self.loss, self.a)
         return super()._check_params()
 
     def _weights(self, margins):
         return 1.0 - self.loss_.inverse_link(margins)  # (III.57)
+
+    def _coefficient(self, state, h, hx):
+        """1 (III.59), or rho of the GradientBoost line search when ``step="line_search"``."""
+        if self.step == "unit":
+            return 1.0
+        yh = state.y * hx
+
+        def derivatives(rho):  # d/drho and d2/drho2 of sum_i phi(m_i + rho yh_i); phi'' = d[f*]^{-1}/dv
+            m = state.y * state.F + rho * yh
+            d1 = -np.dot(yh, 1.0 - self.loss_.inverse_link(m))
+            eps = 1e-6 * (1.0 + np.abs(m))
+            curv = (self.loss_.inverse_link(m + eps) - self.loss_.inverse_link(m - eps)) / (2.0 * eps)
+            return d1, np.dot(yh * yh, curv)
+
+        rho, _ = newton_line_search(derivatives, tol=1e-6, max_step=1e6)
+        return rho
 
     def _cell_output(self, Wp, Wn):
         if self.output == "link":

@@ -183,6 +183,29 @@ def test_link_output_makes_the_margin_parameter_inert(cancer):
         not np.allclose(3.0 * r3.decision_function(X), r1.decision_function(X))
 
 
+@pytest.mark.parametrize("loss, scale", [("canonical_logistic", lambda a: a), ("canonical_gaussian", lambda a: 1 / a)])
+def test_line_search_makes_the_margin_parameter_inert(cancer, loss, scale):
+    """Scale families: the line search absorbs a, so G = aF (logistic) or F/a (Gaussian) is the same for every a."""
+    X, y = cancer
+    G = [scale(a) * CanonicalGradientBoostClassifier(loss=loss, a=a, step="line_search", n_estimators=8)
+         .fit(X, y).decision_function(X) for a in (0.5, 1.0, 4.0)]
+    np.testing.assert_allclose(G[0], G[1], rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(G[2], G[1], rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("loss", ["canonical_logistic", "canonical_boosting", "canonical_laplacian"])
+def test_line_search_lowers_the_empirical_risk_every_step(cancer, loss):
+    """rho minimises (III.53) along each weak learner, so the risk never rises, even where unit steps diverge."""
+    X, y = cancer
+    clf = CanonicalGradientBoostClassifier(loss=loss, a=8.0 if loss != "canonical_laplacian" else 0.1,
+                                           step="line_search", n_estimators=15).fit(X, y)
+    ys = np.where(y == clf.classes_[1], 1.0, -1.0)
+    risks = [clf.loss_.value(ys * F).sum() for F in clf.staged_decision_function(X)]
+    assert np.all(np.diff(risks) <= 1e-9 * risks[0])
+    unit = CanonicalGradientBoostClassifier(loss=loss, a=clf.a, n_estimators=15).fit(X, y)
+    assert clf.score(X, y) >= unit.score(X, y)
+
+
 @pytest.mark.parametrize("clf", [CanonicalGradientBoostClassifier(loss="canonical_boosting", a=0.5, n_estimators=5),
                                  SavageBoostClassifier(n_estimators=5), TangentBoostClassifier(n_estimators=5)])
 def test_predict_proba_is_the_inverse_link(cancer, clf):
@@ -223,6 +246,8 @@ def test_bad_parameters_name_the_fix(cancer):
         CanonicalGradientBoostClassifier(loss="exponential").fit(X, y)
     with pytest.raises(ValueError, match="no margin parameter"):
         CanonicalGradientBoostClassifier(loss="logistic", a=2.0).fit(X, y)
+    with pytest.raises(ValueError, match="step='x'.*line_search"):
+        CanonicalGradientBoostClassifier(step="x").fit(X, y)
     with pytest.raises(ValueError, match="output='x'.*realboost"):
         CanonicalGradientBoostClassifier(output="x").fit(X, y)
     with pytest.raises(ValueError, match="weighting='x'.*gradient"):
