@@ -1,14 +1,17 @@
 """Reduced-scale run of Table V.2 (conf/exp/cs_svm_uci.yaml) through the real runner and report.
 
-One small dataset (echocardiogram, 62 examples), one full pass of the 10 outer folds, all 21
-method ids (3 SVMs x 7 detection rates) with the thesis' leave-one-out selection.  Checks the
-wiring (rate ids combined, fold means scaled to totals) and that the outer test detection rate
-follows the targets; the numbers are not within tolerance of the thesis (see NOTES.md).
+Two datasets (echocardiogram, 62 examples; original Wisconsin, 683), one full pass of the 10
+outer folds, all 21 method ids (3 SVMs x 7 detection rates) with the thesis' leave-one-out
+selection.  Checks the wiring (rate ids combined, fold means scaled to totals), that the outer
+test detection rate follows the targets, that the Wisconsin cells are within the shared
+tolerance of the thesis (echocardiogram's are not; NOTES.md), and that both datasets' cells
+equal those of the committed full run (results/cs_svm_uci/comparison.csv).
 """
 
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
@@ -19,6 +22,7 @@ from csrepro.runner import run_experiment
 ROOT = Path(__file__).resolve().parents[2]
 DATASET = "echocardiogram"
 N_POS = 18  # label 1 (alive at 1 year)
+WITHIN = "breastw"  # all three Table V.2 cells within tolerance at full scale
 
 
 def _mirror_has(dataset):
@@ -29,13 +33,14 @@ def _mirror_has(dataset):
     return root is not None and (Path(root) / dataset).is_dir()
 
 
-pytestmark = pytest.mark.skipif(not _mirror_has(DATASET), reason=f"data mirror with {DATASET} not found")
+pytestmark = pytest.mark.skipif(not (_mirror_has(DATASET) and _mirror_has(WITHIN)),
+                                reason=f"data mirror with {DATASET} and {WITHIN} not found")
 
 
 @pytest.fixture(scope="module")
 def reduced(tmp_path_factory):
     out = tmp_path_factory.mktemp("cs_svm")
-    overrides = ["+exp=cs_svm_uci", f"exp.datasets=[{DATASET}]", f"results.root={out}", "runner.n_jobs=2",
+    overrides = ["+exp=cs_svm_uci", f"exp.datasets=[{DATASET},{WITHIN}]", f"results.root={out}", "runner.n_jobs=2",
                  "runner.progress=false"]
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
         cfg = compose("config", overrides=overrides)
@@ -46,14 +51,15 @@ def reduced(tmp_path_factory):
 
 def test_every_trial_ran_and_tests_each_example_once(reduced):
     rows, _ = reduced
-    assert len(rows) == 10 * 21
-    assert (rows.groupby("method")["n_test"].sum() == 62).all()
+    assert len(rows) == 2 * 10 * 21
+    echo = rows[rows["dataset"] == DATASET]
+    assert (echo.groupby("method")["n_test"].sum() == 62).all()
     assert (rows["errors"] == rows["false_positives"] + rows["misses"]).all()
 
 
 def test_test_detection_rate_follows_the_target(reduced):
     rows, _ = reduced
-    totals = rows.groupby("method")["misses"].sum()
+    totals = rows[rows["dataset"] == DATASET].groupby("method")["misses"].sum()
     detection = 1 - totals / N_POS
     for variant in ("cs_svm", "bp_svm", "bm_svm"):
         low, high = detection[f"{variant}_dr_80"], detection[f"{variant}_dr_95"]
@@ -64,8 +70,18 @@ def test_table_cells_are_rate_averaged_totals(reduced):
     rows, comparison = reduced
     cells = comparison[(comparison["table"] == "Table V.2") & (comparison["row"] == DATASET)].set_index("column")
     for variant in ("cs_svm", "bp_svm", "bm_svm"):
-        mine = rows[rows["method"].str.startswith(f"{variant}_dr_")]
+        mine = rows[(rows["dataset"] == DATASET) & rows["method"].str.startswith(f"{variant}_dr_")]
         assert mine["method"].nunique() == 7
         total = mine["errors"].sum() / 7  # total errors of one pass, averaged over the seven rates
         assert cells.loc[variant, "reproduced"] == pytest.approx(total)
         assert np.isfinite(cells.loc[variant, "reproduced_se"])
+
+
+def test_wisconsin_within_tolerance_and_cells_equal_the_full_run(reduced):
+    _, comparison = reduced
+    cells = comparison[comparison["table"] == "Table V.2"].set_index(["row", "column"])
+    assert cells.loc[WITHIN, "within"].astype(bool).all(), cells.loc[WITHIN].to_dict()
+    full = pd.read_csv(ROOT / "results" / "cs_svm_uci" / "comparison.csv").set_index(["row", "column"])
+    for row in (DATASET, WITHIN):
+        np.testing.assert_allclose(cells.loc[row, "reproduced"], full.loc[row, "reproduced"].loc[cells.loc[row].index],
+                                   rtol=1e-9)
