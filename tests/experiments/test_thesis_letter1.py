@@ -23,7 +23,7 @@ def test_logistic_and_savage_losses_beat_the_exponential_loss(full):
     assert comparison.loc[("Table IV.3", "letter_p1", "tangentboost"), "within"]
 
 
-@pytest.mark.xfail(reason="TangentBoost predicts the majority class on Letter-1 (NOTES.md)", strict=False)
+@pytest.mark.xfail(reason="TangentBoost predicts the majority class on Letter-1 (NOTES.md)", strict=True)
 def test_tangentboost_is_best(full):
     rows, _, _ = full
     errors = rows.set_index("method")["errors"]

@@ -36,7 +36,7 @@ def test_logitboost_less_sensitive_than_realboost(reduced):
 
 
 @pytest.mark.xfail(reason="SavageBoost is not more robust than AdaBoost under random label flips (NOTES.md)",
-                   strict=False)
+                   strict=True)
 def test_savageboost_beats_adaboost_at_40_percent(reduced):
     rows, _, _ = reduced
     at40 = rows[rows["level"]].groupby("method")["error"].mean()
