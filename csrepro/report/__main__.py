@@ -27,6 +27,7 @@ from csrepro.report.derived import family_values
 from csrepro.report.fidelity import ExperimentFidelity, counts, render_fidelity
 from csrepro.report.figures import make_figures
 from csrepro.report.provenance import REPO_ROOT, git_commit, read_run_info, results_lines
+from csrepro.report.rank_tables import rank_comparisons, rank_slug, render_rank_markdown
 from csrepro.report.tables import CELL_COLUMNS, latest_trials, render_latex, render_markdown, reproduce, table_specs
 
 
@@ -122,7 +123,11 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
                         list(methods_cfg), family_values(methods_cfg))
     cells = {spec.id: reproduce(store, spec) for spec in specs}
     shown = published[published["table"].isin([spec.id for spec in specs])]
-    comparison = compare(shown, _concat(list(cells.values()), CELL_COLUMNS))
+    ranked = rank_comparisons(store, report, published)  # e.g. a #wins row of a table: its cells come from here
+    ranked_keys = {key for _, rows in ranked for key in zip(rows["table"], rows["row"], rows["column"])}
+    shown = shown[[key not in ranked_keys for key in zip(shown["table"], shown["row"], shown["column"])]]
+    comparison = pd.concat([compare(shown, _concat(list(cells.values()), CELL_COLUMNS))] + [r for _, r in ranked],
+                           ignore_index=True)
     (exp_dir / "tables").mkdir(parents=True, exist_ok=True)
     comparison.to_csv(exp_dir / "comparison.csv", index=False, float_format="%.10g")
     sections = []
@@ -132,6 +137,10 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
         (exp_dir / "tables" / f"{spec.slug}.tex").write_text(
             f"% {prov.line()}\n{render_latex(spec, cells[spec.id], published)}")
         sections += [f"## {spec.id}", "", markdown]
+    for entry, rows in ranked:
+        markdown = render_rank_markdown(entry, rows)
+        (exp_dir / "tables" / f"{rank_slug(entry)}.md").write_text(f"{markdown}\n{prov.line()}\n")
+        sections += [f"## {entry['id']}{' (#wins)' if entry['rows'] == ['wins'] else ''}", "", markdown]
     figures = make_figures(report.get("figures"), exp_dir / "figures", store, cfg)
     c = counts(comparison)
     source = f"experiments/{paper}/published.csv" if pub_path.is_file() else f"no {pub_path}"

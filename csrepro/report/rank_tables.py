@@ -1,4 +1,4 @@
-"""Rank-per-detection-rate tables and #wins rows (Masnadi-Shirazi thesis, Tables VI.1-VI.4), as a figure hook.
+"""Rank-per-detection-rate tables and #wins rows (Masnadi-Shirazi thesis, Tables VI.1-VI.4).
 
 An errors table of the report (e.g. Table VI.1) averages each column over its method ids at
 five detection rates (``combine``).  Table VI.2 / VI.4 rank the columns per dataset at each
@@ -11,9 +11,10 @@ of ``exp.report.rank_tables``:
   the ``from`` table's combine lists; ranks over ``rank_columns``, cells for ``columns``;
 * ``{id, from, rows: [wins], columns, wins_over}``.
 
-:func:`plot_rank_tables` (figure id ``cs_boost_ranks``) writes ``tables/<id>_ranks.md``, merges
-these cells into ``comparison.csv`` (same tolerance rule) and draws ranks against the rate.
-The report's own tables cannot express them (their rows are datasets).
+The report (``python -m csrepro.report``) compares these cells with the published ones by
+:func:`rank_comparisons` (same tolerance rule, counted in REPORT.md, comparison.csv and
+FIDELITY.md) and writes ``tables/<id>_ranks.md``; :func:`plot_rank_tables` (figure id
+``cs_boost_ranks``) draws the ranks against the rate.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from csrepro.metrics import ranks
-from csrepro.report.compare import CELL_KEY, COMPARISON_COLUMNS, compare, load_published
+from csrepro.report.compare import CELL_KEY, compare, load_published
 from csrepro.report.figures import save_png
 from csrepro.report.provenance import REPO_ROOT
 from csrepro.report.tables import TRIAL_KEY
 
-__all__ = ["plot_rank_tables", "rank_cells", "rate_totals"]
+__all__ = ["plot_rank_tables", "rank_cells", "rank_comparisons", "rank_slug", "rate_totals", "render_rank_markdown"]
 
 
 def _select(cfg, key, default=None):
@@ -97,44 +98,53 @@ def _markdown(entry, comparison: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n\nReproduced (published); † outside the tolerance rule.\n"
 
 
-def plot_rank_tables(out_dir, store: pd.DataFrame, cfg) -> list[Path]:
-    """Write every ``exp.report.rank_tables`` entry (markdown, comparison.csv rows) and a rank-vs-rate figure."""
-    entries = _select(cfg, "exp.report.rank_tables", [])
-    tables = {t["id"]: t for t in _select(cfg, "exp.report.tables", []) if isinstance(t, dict)}
-    paper = _select(cfg, "exp.paper")
-    published = load_published(REPO_ROOT / "experiments" / paper / "published.csv")
-    exp_dir = Path(out_dir).parent
-    comparison_path = exp_dir / "comparison.csv"
-    comparison = pd.read_csv(comparison_path) if comparison_path.is_file() else pd.DataFrame(columns=COMPARISON_COLUMNS)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    drew = False
-    for entry in entries:
+def rank_comparisons(store: pd.DataFrame, report: dict, published: pd.DataFrame) -> list[tuple[dict, pd.DataFrame]]:
+    """(entry, comparison rows) for every ``report["rank_tables"]`` entry, on the datasets the store has."""
+    tables = {t["id"]: t for t in report.get("tables") or [] if isinstance(t, dict)}
+    present = set(store["dataset"]) if not store.empty else set()
+    out = []
+    for entry in report.get("rank_tables") or []:
+        if entry["from"] not in tables:
+            raise ValueError(f"report.rank_tables entry {entry['id']!r}: 'from: {entry['from']}' names no table "
+                             f"of report.tables; choose one of {sorted(tables)}")
         source = tables[entry["from"]]
-        present = set(store["dataset"]) if not store.empty else set()
         datasets = [d for d in source["rows"] if d in present]  # a partial run ranks over the sets it has
-        cells = rank_cells(rate_totals(store, source) if not store.empty else
-                           pd.DataFrame(columns=["dataset", "column", "rate", "value"]), entry, datasets)
+        totals = rate_totals(store, source) if present else pd.DataFrame(columns=["dataset", "column", "rate", "value"])
         pub = published[(published["table"] == entry["id"]) & published["row"].isin(entry["rows"])
                          & published["column"].isin(entry["columns"])]
-        rows = compare(pub, cells)
-        keys = set(zip(rows["table"], rows["row"], rows["column"], strict=True))
-        keep = [k not in keys for k in zip(comparison["table"], comparison["row"], comparison["column"], strict=True)]
-        comparison = pd.concat([comparison[keep], rows], ignore_index=True)
-        slug = re.sub(r"\W+", "_", f"{entry['id']} {'wins' if entry['rows'] == ['wins'] else 'ranks'}".lower())
-        (exp_dir / "tables").mkdir(parents=True, exist_ok=True)
-        (exp_dir / "tables" / f"{slug}.md").write_text(_markdown(entry, rows))
-        if entry["rows"] != ["wins"] and not rows["reproduced"].isna().all():
-            x = np.arange(len(entry["rows"]))
-            for i, c in enumerate(entry["columns"]):
-                r = rows[rows["column"] == c].set_index("row").reindex(entry["rows"])
-                color = plt.cm.tab20(i % 20)
-                ax.plot(x, r["reproduced"], "-o", ms=3, color=color, label=c)
-                ax.plot(x, r["published"], "--", color=color, alpha=0.6)
-            ax.set_xticks(x, [r.replace("rate_", "").replace("_", ".") + "%" for r in entry["rows"]])
-            ax.set(xlabel="target detection rate", ylabel="average rank (1 = best)",
-                   title=f"{entry['id']}: reproduced (solid) vs published (dashed)")
-            drew = True
-    comparison[COMPARISON_COLUMNS].to_csv(comparison_path, index=False, float_format="%.10g")
+        out.append((entry, compare(pub, rank_cells(totals, entry, datasets))))
+    return out
+
+
+def rank_slug(entry: dict) -> str:
+    """File stem of an entry's table, e.g. ``table_vi_2_ranks``."""
+    return re.sub(r"\W+", "_", f"{entry['id']} {'wins' if entry['rows'] == ['wins'] else 'ranks'}".lower())
+
+
+def render_rank_markdown(entry: dict, rows: pd.DataFrame) -> str:
+    """Markdown of one entry: reproduced (published) per cell, † outside tolerance."""
+    return _markdown(entry, rows)
+
+
+def plot_rank_tables(out_dir, store: pd.DataFrame, cfg) -> list[Path]:
+    """Figure ``cs_boost_ranks``: average rank against the target detection rate, reproduced vs published."""
+    report = _select(cfg, "exp.report", default={})
+    published = load_published(REPO_ROOT / "experiments" / _select(cfg, "exp.paper") / "published.csv")
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    drew = False
+    for entry, rows in rank_comparisons(store, report, published):
+        if entry["rows"] == ["wins"] or rows["reproduced"].isna().all():
+            continue
+        x = np.arange(len(entry["rows"]))
+        for i, c in enumerate(entry["columns"]):
+            r = rows[rows["column"] == c].set_index("row").reindex(entry["rows"])
+            color = plt.cm.tab20(i % 20)
+            ax.plot(x, r["reproduced"], "-o", ms=3, color=color, label=c)
+            ax.plot(x, r["published"], "--", color=color, alpha=0.6)
+        ax.set_xticks(x, [r.replace("rate_", "").replace("_", ".") + "%" for r in entry["rows"]])
+        ax.set(xlabel="target detection rate", ylabel="average rank (1 = best)",
+               title=f"{entry['id']}: reproduced (solid) vs published (dashed)")
+        drew = True
     if drew:
         ax.legend(fontsize=7, ncol=2)
         ax.grid(alpha=0.3)

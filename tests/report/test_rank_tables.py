@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from csrepro.report.rank_tables import rank_cells, rate_totals
+from csrepro.report.rank_tables import rank_cells, rank_comparisons, rate_totals
 
 TABLE = {"id": "T1", "metric": "errors", "scale": 10, "rows": ["d1", "d2"],
          "combine": {"new": ["new[r=1]", "new[r=2]"], "old": ["old[r=1]", "old[r=2]"], "base": ["base[r=1]", "base[r=2]"]}}
@@ -41,3 +41,15 @@ def test_wins_by_hand(totals):
     entry = {"id": "T1", "rows": ["wins"], "columns": ["new"], "wins_over": ["old"]}
     cells = rank_cells(totals, entry, ["d1", "d2"])
     assert cells["reproduced"].tolist() == [1.0]
+
+
+def test_rank_comparisons_compare_with_published_and_name_a_bad_source():
+    store = pd.DataFrame([{"dataset": d, "method": m, "trial": 0, "errors": e} for (d, m), e in ERRORS.items()])
+    published = pd.DataFrame({"table": ["T2", "T2"], "row": ["r1", "r2"], "column": ["new", "new"],
+                              "value": [1.5, 9.0], "spread": [float("nan")] * 2, "spread_kind": ["", ""]})
+    entry = {"id": "T2", "from": "T1", "rows": ["r1", "r2"], "rank_columns": ["new", "old", "base"], "columns": ["new"]}
+    (got, rows), = rank_comparisons(store, {"tables": [TABLE], "rank_tables": [entry]}, published)
+    within = rows.set_index("row")["within"]
+    assert got is entry and bool(within["r1"]) and not bool(within["r2"])  # 1.5 vs 1.5; 2.0 vs 9
+    with pytest.raises(ValueError, match="'from: T9' names no table of report.tables; choose one of \\['T1'\\]"):
+        rank_comparisons(store, {"tables": [TABLE], "rank_tables": [dict(entry, **{"from": "T9"})]}, published)
