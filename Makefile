@@ -31,14 +31,14 @@ test: $(STAMP)
 reproduce-guess-averse: $(STAMP)
 	$(BIN)/python -m csrepro.run +exp=guess_averse_uci runner.n_jobs=$(N_JOBS)
 	$(BIN)/python -m csrepro.report guess_averse_uci
-	$(BIN)/python -m csrepro.report --all
+	$(BIN)/python -m csrepro.report --fidelity
 
 $(addprefix reproduce-thesis-,$(THESIS_ROBUST)): reproduce-thesis-%: $(STAMP)
 	$(BIN)/python -m csrepro.run +exp=thesis_$(subst -,_,$*) runner.n_jobs=$(N_JOBS)
 	$(BIN)/python -m csrepro.report thesis_$(subst -,_,$*)
 
 reproduce-thesis-robust: $(addprefix reproduce-thesis-,$(THESIS_ROBUST))
-	$(BIN)/python -m csrepro.report --all
+	$(BIN)/python -m csrepro.report --fidelity
 
 # thesis Ch. VI (issue 6): Figure VI.2 (seconds; computed by the report), Tables VI.1-VI.2 (stumps), VI.3-VI.4 (trees)
 .PHONY: reproduce-cs-boost-synthetic reproduce-cs-boost-stumps reproduce-cs-boost-trees

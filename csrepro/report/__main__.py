@@ -2,6 +2,7 @@
 
     python -m csrepro.report EXP [key=value ...]   one experiment, conf/exp/EXP.yaml
     python -m csrepro.report --all [key=value ...] every conf/exp/*.yaml, then <results.root>/FIDELITY.md
+    python -m csrepro.report --fidelity             FIDELITY.md alone, from the committed comparison.csv files
 
 key=value are OmegaConf dotlist overrides of the composed config (conf/config.yaml with the
 experiment under ``exp``), e.g. results.root=DIR (default "results", relative to the working
@@ -125,7 +126,7 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
     shown = published[published["table"].isin([spec.id for spec in specs])]
     ranked = rank_comparisons(store, report, published)  # e.g. a #wins row of a table: its cells come from here
     ranked_keys = {key for _, rows in ranked for key in zip(rows["table"], rows["row"], rows["column"])}
-    shown = shown[[key not in ranked_keys for key in zip(shown["table"], shown["row"], shown["column"])]]
+    shown = shown.loc[[key not in ranked_keys for key in zip(shown["table"], shown["row"], shown["column"])]]
     comparison = pd.concat([compare(shown, _concat(list(cells.values()), CELL_COLUMNS))] + [r for _, r in ranked],
                            ignore_index=True)
     (exp_dir / "tables").mkdir(parents=True, exist_ok=True)
@@ -155,6 +156,16 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
     return ExperimentFidelity(name, paper, comparison)
 
 
+def _committed_fidelity(exp: str, cfg: DictConfig) -> ExperimentFidelity | None:
+    """An experiment's comparison as its last report wrote it (results/<name>/comparison.csv), if any."""
+    name = _select(cfg, "exp.name", default=exp)
+    path = results_root(cfg) / name / "comparison.csv"
+    if not path.is_file():
+        print(f"{name}: no {path}; run `python -m csrepro.report {exp}` first (left out of FIDELITY.md)")
+        return None
+    return ExperimentFidelity(name, _select(cfg, "exp.paper", "paper"), pd.read_csv(path))
+
+
 def main(argv=None) -> int:
     """Entry point of ``python -m csrepro.report``."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -162,6 +173,8 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("args", nargs="*", metavar="EXP | key=value")
     parser.add_argument("--all", action="store_true", help="report every conf/exp/*.yaml and write FIDELITY.md")
+    parser.add_argument("--fidelity", action="store_true",
+                        help="write FIDELITY.md from each experiment's existing comparison.csv (no stores needed)")
     parser.add_argument("--conf-dir", default=REPO_ROOT / "conf",
                         help="config folder holding exp/ (default: %(default)s)")
     parser.add_argument("--experiments-dir", default=REPO_ROOT / "experiments",
@@ -169,8 +182,9 @@ def main(argv=None) -> int:
     ns = parser.parse_intermixed_args(argv)
     overrides = [a for a in ns.args if "=" in a]
     names = [a for a in ns.args if "=" not in a]
-    if ns.all == bool(names) or len(names) > 1:
-        parser.error(f"give exactly one experiment name or --all (got names {names}, --all={ns.all})")
+    if (ns.all or ns.fidelity) == bool(names) or len(names) > 1 or (ns.all and ns.fidelity):
+        parser.error(f"give exactly one experiment name, --all or --fidelity (got names {names}, --all={ns.all}, "
+                     f"--fidelity={ns.fidelity})")
     prov = Provenance(shlex.join(["python", "-m", "csrepro.report", *argv]),
                       datetime.now(timezone.utc).isoformat(timespec="seconds"), git_commit())
     if names:
@@ -183,7 +197,15 @@ def main(argv=None) -> int:
     paperless = [e for e, cfg in cfgs.items() if not _select(cfg, "exp.paper", "paper")]
     if paperless:
         print(f"skipping experiments that reproduce no paper: {paperless}")
-    results = [report_experiment(e, cfg, ns.experiments_dir, prov) for e, cfg in cfgs.items() if e not in paperless]
+    reported = [e for e in cfgs if e not in paperless]
+    if ns.fidelity:
+        results = [_committed_fidelity(e, cfgs[e]) for e in reported]
+        results = [r for r in results if r is not None]
+        if not results:
+            parser.error(f"no comparison.csv under {results_root(cfgs[exps[0]])}; run `python -m csrepro.report --all` "
+                         "(or one experiment) first")
+    else:
+        results = [report_experiment(e, cfgs[e], ns.experiments_dir, prov) for e in reported]
     path = results_root(cfgs[exps[0]]) / "FIDELITY.md"
     path.write_text(render_fidelity(results, prov.line()))
     print(f"wrote {path}")
