@@ -20,7 +20,7 @@ from csrepro.boosting.binary import AdaBoostClassifier, BinaryBoostClassifier, L
 from csrepro.costs import validate_cost_matrix
 from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, posterior_cells, wls_channels
 
-__all__ = ["CSAdaBoostClassifier", "CSLogitBoostClassifier", "CSRealBoostClassifier", "resolve_binary_costs"]
+__all__ = ["BinaryCostBoost", "CSAdaBoostClassifier", "CSLogitBoostClassifier", "CSRealBoostClassifier", "resolve_binary_costs"]
 
 
 def resolve_binary_costs(C1, C2, cost_matrix) -> tuple[float, float]:
@@ -33,8 +33,8 @@ def resolve_binary_costs(C1, C2, cost_matrix) -> tuple[float, float]:
     return steps.check_costs(1.0 if C1 is None else C1, 1.0 if C2 is None else C2)
 
 
-class _CostSensitive(BinaryBoostClassifier):
-    """Shared by the three: costs (C1, C2) or a cost matrix; posterior p_c of (VI.34)."""
+class BinaryCostBoost(BinaryBoostClassifier):
+    """A binary booster with costs: C1 (miss) and C2 (false positive), or a 2x2 ``cost_matrix``; ``costs_`` at fit."""
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
                  smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
@@ -47,6 +47,10 @@ class _CostSensitive(BinaryBoostClassifier):
     def _check_params(self):
         self.costs_ = resolve_binary_costs(self.C1, self.C2, self.cost_matrix)
         return super()._check_params()
+
+
+class _CostSensitive(BinaryCostBoost):
+    """Shared by the three: posterior p_c of (VI.34)."""
 
     def _inverse_link(self, F):
         return 0.5 * (1.0 + np.tanh(0.5 * (self.costs_[0] + self.costs_[1]) * F))

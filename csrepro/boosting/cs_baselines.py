@@ -43,8 +43,7 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro.boosting.binary import BinaryBoostClassifier
-from csrepro.boosting.cost_sensitive import resolve_binary_costs
+from csrepro.boosting.cost_sensitive import BinaryCostBoost, resolve_binary_costs
 from csrepro.weak.criteria import Discrete, class_channels
 
 __all__ = ["AdaC1Classifier", "AdaC2Classifier", "AdaC3Classifier", "AdaCostClassifier", "CSB0Classifier",
@@ -53,24 +52,12 @@ __all__ = ["AdaC1Classifier", "AdaC2Classifier", "AdaC3Classifier", "AdaCostClas
 FLOOR = 1e-10
 
 
-class _CostBoost(BinaryBoostClassifier):
+class _CostBoost(BinaryCostBoost):
     """Discrete boosting with per-class costs; subclasses set INIT, SCALED and the two rules."""
 
     WEAK_LEARNERS = ("stump", "tree4")
     INIT = "uniform"  # or "cost": initial weights proportional to the costs
     SCALED = None  # "max" / "sum": costs divided by the larger one / by C1 + C2 (the papers' costs in (0, 1])
-
-    def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
-                 smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
-        super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
-                         random_state=random_state)
-        self.C1 = C1
-        self.C2 = C2
-
-    def _check_params(self):
-        self.costs_ = resolve_binary_costs(self.C1, self.C2, self.cost_matrix)
-        return super()._check_params()
 
     def _init_state(self, y):
         state = super()._init_state(y)
