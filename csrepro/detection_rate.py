@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.metrics import detection_at_rate
 
-__all__ = ["DetectionRateClassifier", "clear_memo"]
+__all__ = ["DetectionRateClassifier", "clear_memo", "inner_folds"]
 
 _MEMO: OrderedDict = OrderedDict()
 MEMO_SIZE = 8
@@ -49,6 +49,22 @@ def _digest(*arrays) -> str:
         h.update(str((a.dtype, a.shape)).encode())
         h.update(a.tobytes())
     return h.hexdigest()
+
+
+def inner_folds(ys, cv, seed):
+    """Stratified, shuffled ``cv``-fold (train, test) pairs of the +-1 labels ``ys``; None for ``cv="loo"``.
+
+    Errors name the fix for a ``cv`` that is not "loo" or an int >= 2, or that exceeds the smaller class.
+    """
+    if cv == "loo":
+        return None
+    if isinstance(cv, bool) or not (isinstance(cv, (int, np.integer)) and cv >= 2):
+        raise ValueError(f"cv must be 'loo' or an int >= 2, got {cv!r}")
+    n_min = int(min(np.sum(ys > 0), np.sum(ys < 0)))
+    if cv > n_min:
+        raise ValueError(f"cv={cv} folds but the smaller class has only {n_min} training examples; "
+                         "lower cv or use cv='loo'")
+    return list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(ys, ys))
 
 
 class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
@@ -96,15 +112,8 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         return self.estimator, list(ParameterGrid(self.param_grid or {}))
 
     def _splits(self, ys):
-        if self.cv == "loo":
-            return list(LeaveOneOut().split(ys))
-        if isinstance(self.cv, bool) or not (isinstance(self.cv, (int, np.integer)) and self.cv >= 2):
-            raise ValueError(f"cv must be 'loo' or an int >= 2, got {self.cv!r}")
-        n_min = int(min(np.sum(ys > 0), np.sum(ys < 0)))
-        if self.cv > n_min:
-            raise ValueError(f"cv={self.cv} folds but the smaller class has only {n_min} training examples; "
-                             "lower cv or use cv='loo'")
-        return list(StratifiedKFold(self.cv, shuffle=True, random_state=self.cv_seed).split(ys, ys))
+        folds = inner_folds(ys, self.cv, self.cv_seed)
+        return list(LeaveOneOut().split(ys)) if folds is None else folds
 
     def _template(self, template, params):
         est = clone(template).set_params(**params)

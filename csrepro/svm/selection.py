@@ -30,14 +30,20 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import LeaveOneOut, StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import smo
 from csrepro.costs import validate_cost_matrix
+from csrepro.detection_rate import inner_folds
 from csrepro.metrics import detection_at_rate
-from csrepro.svm.cs_svm import VARIANTS, CostSensitiveSVC, kernel_matrix, solve_dual, standard_form
+from csrepro.svm.cs_svm import (
+    VARIANTS,
+    CostSensitiveSVC,
+    kernel_matrix,
+    solve_dual,
+    standard_form,
+)
 
 __all__ = ["CostRatioSVC", "DetectionRateSVC", "cost_grid", "out_of_fold_path"]
 
@@ -121,15 +127,9 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         """None for leave-one-out, else the stratified k-fold (train, test) pairs and their seed."""
         if self.cv == "loo":
             return None, None
-        if isinstance(self.cv, bool) or not (isinstance(self.cv, (int, np.integer)) and self.cv >= 2):
-            raise ValueError(f"cv must be 'loo' or an int >= 2, got {self.cv!r}")
-        n_min = int(min(np.sum(ys > 0), np.sum(ys < 0)))
-        if self.cv > n_min:
-            raise ValueError(f"cv={self.cv} folds but the smaller class has only {n_min} training examples; "
-                             "lower cv or use cv='loo'")
         source = self.random_state if self.cv_seed is None else self.cv_seed
         seed = int(np.random.default_rng(source).integers(2**31))
-        return list(StratifiedKFold(self.cv, shuffle=True, random_state=seed).split(ys, ys)), seed
+        return inner_folds(ys, self.cv, seed), seed
 
     def _search(self, X, y, grid):
         """Validate (X, y); return (X, y, ys, template, [(grid point, out-of-fold f, (alpha, b, n_iter))]).
