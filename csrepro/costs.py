@@ -12,19 +12,19 @@ from itertools import count
 import numpy as np
 
 __all__ = [
+    "COST_KINDS",
     "CostMatrixError",
-    "validate_cost_matrix",
+    "bayes_decision",
+    "binary",
     "check_cost_matrix_for_labels",
-    "zero_one",
+    "class_frequency",
+    "expected_guessing_cost",
+    "hierarchy_distance",
+    "make_cost_matrix",
     "random_symmetric",
     "rebel_random",
-    "binary",
-    "hierarchy_distance",
-    "class_frequency",
-    "make_cost_matrix",
-    "COST_KINDS",
-    "bayes_decision",
-    "expected_guessing_cost",
+    "validate_cost_matrix",
+    "zero_one",
 ]
 
 

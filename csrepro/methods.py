@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from csrepro.boosting.binary import AdaBoostClassifier, LogitBoostClassifier, RealBoostClassifier
-from csrepro.boosting.margin import CanonicalGradientBoostClassifier, SavageBoostClassifier, TangentBoostClassifier
+from csrepro.boosting.binary import (
+    AdaBoostClassifier,
+    LogitBoostClassifier,
+    RealBoostClassifier,
+)
+from csrepro.boosting.margin import (
+    CanonicalGradientBoostClassifier,
+    SavageBoostClassifier,
+    TangentBoostClassifier,
+)
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.svm import CostSensitiveSVC
 from csrepro.svm.selection import CostRatioSVC, DetectionRateSVC
@@ -54,7 +63,7 @@ for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("
 del _variant, _base, _source, _rate
 
 
-from csrepro.boosting.cs_methods import CS_BOOST_METHODS  # noqa: E402  thesis Ch. VI (issue 6)
+from csrepro.boosting.cs_methods import CS_BOOST_METHODS
 
 METHODS.update({_name: MethodSpec(*_spec) for _name, _spec in CS_BOOST_METHODS.items()})
 

@@ -14,22 +14,22 @@ from sklearn.metrics import confusion_matrix, roc_auc_score
 from csrepro.costs import validate_cost_matrix
 
 __all__ = [
-    "risk",
-    "error",
-    "per_class_recall",
-    "probabilistic_confusion",
-    "error_confusion",
-    "confusion_norm",
-    "g_mean",
-    "mauc",
     "DetectionResult",
-    "detection_stats",
-    "detection_at_rate",
-    "mean_se",
-    "paired_ttest",
-    "ranks",
     "average_rank",
     "best_set",
+    "confusion_norm",
+    "detection_at_rate",
+    "detection_stats",
+    "error",
+    "error_confusion",
+    "g_mean",
+    "mauc",
+    "mean_se",
+    "paired_ttest",
+    "per_class_recall",
+    "probabilistic_confusion",
+    "ranks",
+    "risk",
 ]
 
 

@@ -40,7 +40,15 @@ from csrepro.model_selection import inner_cv
 from csrepro.report.provenance import RUN_INFO, git_commit
 from csrepro.seeding import derive_seed
 from csrepro.store import atomic_write, compact, delete_trials, read_store, write_part
-from csrepro.trials import DatasetPlan, Task, Trial, canonical_json, group_tasks, plan_trials, split_seed
+from csrepro.trials import (
+    DatasetPlan,
+    Task,
+    Trial,
+    canonical_json,
+    group_tasks,
+    plan_trials,
+    split_seed,
+)
 
 log = logging.getLogger(__name__)
 FAILURES = "failures.csv"

@@ -96,7 +96,11 @@ def margin_boost_iteration(clf, X, y, iters=20):
 
 def margin_boost_rows():
     """Table rows: canonical GradientBoost, SavageBoost, TangentBoost per-iteration time on the ADULT training part."""
-    from csrepro.boosting.margin import CanonicalGradientBoostClassifier, SavageBoostClassifier, TangentBoostClassifier
+    from csrepro.boosting.margin import (
+        CanonicalGradientBoostClassifier,
+        SavageBoostClassifier,
+        TangentBoostClassifier,
+    )
 
     ds = load_dataset("adult")
     train = ~ds.predefined_test if ds.predefined_test is not None else slice(None)

@@ -15,7 +15,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.weak.binning import BACKENDS, BinnedData
-from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, posterior_cells, wls_channels
+from csrepro.weak.criteria import (
+    Discrete,
+    LeastSquares,
+    class_channels,
+    posterior_cells,
+    wls_channels,
+)
 from csrepro.weak.histograms import HistogramLearner
 from csrepro.weak.lines import LineLearner
 from csrepro.weak.stumps import StumpLearner

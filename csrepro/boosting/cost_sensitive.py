@@ -16,9 +16,19 @@ from __future__ import annotations
 import numpy as np
 
 from csrepro.boosting import cost_sensitive_steps as steps
-from csrepro.boosting.binary import AdaBoostClassifier, BinaryBoostClassifier, LogitBoostClassifier
+from csrepro.boosting.binary import (
+    AdaBoostClassifier,
+    BinaryBoostClassifier,
+    LogitBoostClassifier,
+)
 from csrepro.costs import validate_cost_matrix
-from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, posterior_cells, wls_channels
+from csrepro.weak.criteria import (
+    Discrete,
+    LeastSquares,
+    class_channels,
+    posterior_cells,
+    wls_channels,
+)
 
 __all__ = ["BinaryCostBoost", "CSAdaBoostClassifier", "CSLogitBoostClassifier", "CSRealBoostClassifier", "resolve_binary_costs"]
 

@@ -18,10 +18,26 @@ from __future__ import annotations
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.svm import SVC
 
-from csrepro.boosting.binary import AdaBoostClassifier, LogitBoostClassifier, RealBoostClassifier
-from csrepro.boosting.cost_sensitive import CSAdaBoostClassifier, CSLogitBoostClassifier, CSRealBoostClassifier
-from csrepro.boosting.cs_baselines import (AdaC1Classifier, AdaC2Classifier, AdaC3Classifier, AdaCostClassifier,
-                                           CSB0Classifier, CSB1Classifier, CSB2Classifier, PlattCalibrated)
+from csrepro.boosting.binary import (
+    AdaBoostClassifier,
+    LogitBoostClassifier,
+    RealBoostClassifier,
+)
+from csrepro.boosting.cost_sensitive import (
+    CSAdaBoostClassifier,
+    CSLogitBoostClassifier,
+    CSRealBoostClassifier,
+)
+from csrepro.boosting.cs_baselines import (
+    AdaC1Classifier,
+    AdaC2Classifier,
+    AdaC3Classifier,
+    AdaCostClassifier,
+    CSB0Classifier,
+    CSB1Classifier,
+    CSB2Classifier,
+    PlattCalibrated,
+)
 from csrepro.detection_rate import DetectionRateClassifier
 
 __all__ = ["BOOSTERS", "CALIBRATED", "CS_BOOST_METHODS", "detection_rate", "make_base", "platt"]

@@ -17,7 +17,12 @@ import numpy as np
 from csrepro.boosting.binary import BinaryBoostClassifier
 from csrepro.boosting.line_search import newton_line_search
 from csrepro.losses.binary import get_margin_loss
-from csrepro.weak.criteria import LeastSquares, class_channels, posterior_cells, wls_channels
+from csrepro.weak.criteria import (
+    LeastSquares,
+    class_channels,
+    posterior_cells,
+    wls_channels,
+)
 
 __all__ = ["CANONICAL_GRADIENTBOOST_LOSSES", "CanonicalGradientBoostClassifier", "SavageBoostClassifier",
            "TangentBoostClassifier"]

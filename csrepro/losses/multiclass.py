@@ -12,19 +12,19 @@ scores (attribute ``family``) and ``gamma`` the identity or ``log(1 + .)`` (attr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 __all__ = [
-    "GammaPhiLoss",
     "GEL",
     "GLL",
+    "MULTICLASS_LOSSES",
+    "GammaPhiLoss",
     "LsLoss",
     "LtLoss",
     "MCBoostLoss",
-    "MULTICLASS_LOSSES",
     "get_loss",
 ]
 

@@ -27,9 +27,21 @@ from csrepro.report.compare import PUBLISHED_COLUMNS, compare, load_published
 from csrepro.report.derived import family_values
 from csrepro.report.fidelity import ExperimentFidelity, counts, render_fidelity
 from csrepro.report.figures import make_figures
-from csrepro.report.provenance import REPO_ROOT, git_commit, read_run_info, results_lines
+from csrepro.report.provenance import (
+    REPO_ROOT,
+    git_commit,
+    read_run_info,
+    results_lines,
+)
 from csrepro.report.rank_tables import rank_comparisons, rank_slug, render_rank_markdown
-from csrepro.report.tables import CELL_COLUMNS, latest_trials, render_latex, render_markdown, reproduce, table_specs
+from csrepro.report.tables import (
+    CELL_COLUMNS,
+    latest_trials,
+    render_latex,
+    render_markdown,
+    reproduce,
+    table_specs,
+)
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from csrepro.losses.binary import get_margin_loss  # noqa: E402
-from csrepro.report.figures import save_png  # noqa: E402
+from csrepro.losses.binary import get_margin_loss
+from csrepro.report.figures import save_png
 
 #: Figure IV.2: the methods of Table IV.1 plus the Savage (IV.14) and Tangent (IV.30) losses
 FIGURE_IV2_LOSSES = (("square", "Least squares"), ("hinge", "SVM"), ("exponential", "Boosting"),

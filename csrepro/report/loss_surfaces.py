@@ -7,11 +7,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.colors import TwoSlopeNorm  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import TwoSlopeNorm
 
-from csrepro.losses.multiclass import GLL, LsLoss  # noqa: E402
+from csrepro.losses.multiclass import GLL, LsLoss
 
 #: score vectors marked in the paper: G in S_1 (Fig. 3a) and H outside S_1 (Fig. 3c)
 POINT_G = np.array([3.0, 2.0, -5.0])

@@ -5,9 +5,17 @@ import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
 from csrepro.boosting import cost_sensitive_steps as steps
-from csrepro.boosting.binary import AdaBoostClassifier, LogitBoostClassifier, RealBoostClassifier
-from csrepro.boosting.cost_sensitive import (CSAdaBoostClassifier, CSLogitBoostClassifier, CSRealBoostClassifier,
-                                             resolve_binary_costs)
+from csrepro.boosting.binary import (
+    AdaBoostClassifier,
+    LogitBoostClassifier,
+    RealBoostClassifier,
+)
+from csrepro.boosting.cost_sensitive import (
+    CSAdaBoostClassifier,
+    CSLogitBoostClassifier,
+    CSRealBoostClassifier,
+    resolve_binary_costs,
+)
 
 
 def _problem(n=160, seed=0, balanced=False):

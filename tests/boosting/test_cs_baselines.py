@@ -6,8 +6,16 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from csrepro import methods
 from csrepro.boosting.binary import AdaBoostClassifier
-from csrepro.boosting.cs_baselines import (AdaC1Classifier, AdaC2Classifier, AdaC3Classifier, AdaCostClassifier,
-                                           CSB0Classifier, CSB1Classifier, CSB2Classifier, PlattCalibrated)
+from csrepro.boosting.cs_baselines import (
+    AdaC1Classifier,
+    AdaC2Classifier,
+    AdaC3Classifier,
+    AdaCostClassifier,
+    CSB0Classifier,
+    CSB1Classifier,
+    CSB2Classifier,
+    PlattCalibrated,
+)
 
 BASELINES = [CSB0Classifier, CSB1Classifier, CSB2Classifier, AdaC1Classifier, AdaC2Classifier, AdaC3Classifier,
              AdaCostClassifier]

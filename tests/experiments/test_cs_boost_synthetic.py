@@ -7,7 +7,12 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from csrepro.boosting.cs_figures import plot_figure_vi2, summarise, zero_crossing, zero_crossings
+from csrepro.boosting.cs_figures import (
+    plot_figure_vi2,
+    summarise,
+    zero_crossing,
+    zero_crossings,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -168,7 +168,7 @@ def _printed_table_ii8(row, a, v):
     """Legible printed phi(v) of Table II.8 (rows 17 and 20 print an a-free coefficient: checked at a = 1)."""
     r = np.sqrt(4 + v * v)
     A = np.arcsin((a - np.sqrt(a * a + 4 * v * v)) / (2 * v))
-    sec = lambda x: 1 / np.cos(x)  # noqa: E731
+    sec = lambda x: 1 / np.cos(x)
     e = np.exp(v)
     return {
         1: (v - 4) ** 2 / 16,

@@ -2,12 +2,19 @@
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from scipy.optimize import minimize
 
-from csrepro.losses.multiclass import GEL, GLL, MULTICLASS_LOSSES, LsLoss, LtLoss, get_loss
+from csrepro.losses.multiclass import (
+    GEL,
+    GLL,
+    MULTICLASS_LOSSES,
+    LsLoss,
+    LtLoss,
+    get_loss,
+)
 
 
 def _random_symmetric(rng, M):

@@ -4,7 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from csrepro.report.compare import COMPARISON_COLUMNS, compare, load_published, tolerance, within
+from csrepro.report.compare import (
+    COMPARISON_COLUMNS,
+    compare,
+    load_published,
+    tolerance,
+    within,
+)
 
 NAN = np.nan
 

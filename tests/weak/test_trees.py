@@ -6,7 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from csrepro.weak.binning import BinnedData
-from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, posterior_cells, wls_channels
+from csrepro.weak.criteria import (
+    Discrete,
+    LeastSquares,
+    class_channels,
+    posterior_cells,
+    wls_channels,
+)
 from csrepro.weak.trees import TreeLearner
 
 WEIGHTED_ERROR = Discrete(lambda pos, neg: pos[:, 1] + neg[:, 0])
