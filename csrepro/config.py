@@ -342,7 +342,7 @@ def _check_cost(dataset: str, cost: dict, n_classes: int):
         raise ConfigError(f"cost for {dataset!r}: kind={kind!r} is not valid; "
                           f"set exp.cost.kind to one of {sorted(costs.COST_KINDS)}")
     try:
-        return costs.make_cost_matrix(kind, n_classes, random_state=0, **params)
+        return costs.make_cost_matrix(kind, n_classes, random_state=0, **costs.resolve_counts(params, None, n_classes))
     except ValueError as err:
         raise ConfigError(f"cost for {dataset!r} ({n_classes} classes): {err}") from None
 

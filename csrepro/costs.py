@@ -23,6 +23,7 @@ __all__ = [
     "make_cost_matrix",
     "random_symmetric",
     "rebel_random",
+    "resolve_counts",
     "validate_cost_matrix",
     "zero_one",
 ]
@@ -296,7 +297,8 @@ def class_frequency(y=None, class_counts=None, n_classes=None):
     Koço & Capponi eq. 6), i.e. the balanced error rate.
     """
     if (y is None) == (class_counts is None):
-        raise CostMatrixError("class_frequency needs exactly one of y=... (labels) or class_counts=...")
+        raise CostMatrixError("class_frequency needs exactly one of y=... (labels) or class_counts=...; in an "
+                              "experiment config set `counts: train` to count each training part")
     if y is not None:
         counts = np.unique(np.asarray(y), return_counts=True)[1]
     else:
@@ -319,6 +321,24 @@ def class_frequency(y=None, class_counts=None, n_classes=None):
         )
     w = counts.sum() / (K * counts.astype(np.float64))
     return w[:, None] * (1.0 - np.eye(K))
+
+
+def resolve_counts(params: dict, y_codes=None, n_classes: int | None = None) -> dict:
+    """``params`` with ``counts: train`` replaced by ``class_counts`` of the training labels.
+
+    ``y_codes``: training labels as class indices 0..n_classes-1 (None when only checking a
+    config: every class then counts 1).  Lets ``class_frequency`` costs come from each training
+    part; a class missing from it gets count 0, which :func:`class_frequency` rejects by name.
+    """
+    params = dict(params)
+    counts = params.pop("counts", None)
+    if counts is None:
+        return params
+    if counts != "train":
+        raise CostMatrixError(f"counts={counts!r} is not valid; use counts: train (class counts of each training "
+                              "part, for kind: class_frequency)")
+    params["class_counts"] = np.ones(n_classes) if y_codes is None else np.bincount(y_codes, minlength=n_classes)
+    return params
 
 
 COST_KINDS = {

@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from csrepro import methods, metrics
 from csrepro.config import validate_config
-from csrepro.costs import make_cost_matrix
+from csrepro.costs import make_cost_matrix, resolve_counts
 from csrepro.data.loaders import load_dataset
 from csrepro.data.protocols import TRAINING_OPTIONS, make_splits, subsample_train
 from csrepro.data.synthetic import contaminate_labels
@@ -154,14 +154,19 @@ def run_task(task: Task, context: dict) -> tuple[list[dict], list[dict]]:
     index, seed, train, test = trial_split(plan, task.trial, context["data_root"], context["download"])
     X_train, X_test = standardize(data.X[train], data.X[test]) if plan.standardize else (data.X[train], data.X[test])
     y_train = training_labels(plan, task.trial, data.y[train], classes)
-    cost = dict(plan.cost)
+    cost = resolve_counts(plan.cost, np.searchsorted(classes, y_train), len(classes))
     cost_seed = task.trials[0].cost_seed  # the same for all trials of a (dataset, trial index)
-    C = make_cost_matrix(cost.pop("kind"), len(classes), random_state=cost_seed, **cost)
+    try:
+        C, cost_error = make_cost_matrix(cost.pop("kind"), len(classes), random_state=cost_seed, **cost), None
+    except ValueError as err:  # e.g. class_frequency on a training part that misses a class: all its trials fail
+        C, cost_error = None, err
     rows, failed = [], []
     for trial in task.trials:
         key = {"trial_id": trial.trial_id, "config_hash": trial.config_hash, "exp": plan.exp, "paper": plan.paper,
                "dataset": trial.dataset, "trial": trial.trial, "method": trial.method, "params": trial.params_json}
         try:
+            if cost_error is not None:
+                raise cost_error
             scores = fit_and_score(trial, plan.metrics, C, classes, X_train, y_train, X_test, y[test])
         except Exception as err:  # recorded per trial (failures.csv) so the other trials still run
             failed.append({**key, "error": f"{type(err).__name__}: {err}", "traceback": traceback.format_exc(),

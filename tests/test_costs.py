@@ -320,3 +320,16 @@ def test_expected_guessing_cost():
     assert expected_guessing_cost(zero_one(4)) == pytest.approx(3 / 4)
     with pytest.raises(ValueError, match=r"3 non-negative numbers summing to 1"):
         expected_guessing_cost(C, priors=[0.5, 0.6, 0])
+
+
+def test_resolve_counts_counts_the_training_codes():
+    from csrepro.costs import resolve_counts
+
+    got = resolve_counts({"kind": "class_frequency", "counts": "train"}, np.array([0, 0, 2, 2, 2]), 3)
+    assert got["kind"] == "class_frequency" and got["class_counts"].tolist() == [2, 0, 3] and "counts" not in got
+    assert resolve_counts({"counts": "train"}, None, 2)["class_counts"].tolist() == [1, 1]
+    assert resolve_counts({"kind": "zero_one"}, None, 2) == {"kind": "zero_one"}
+    with pytest.raises(CostMatrixError, match="a class with no examples"):
+        class_frequency(class_counts=got["class_counts"])
+    with pytest.raises(CostMatrixError, match="counts='all' is not valid"):
+        resolve_counts({"counts": "all"}, None, 2)

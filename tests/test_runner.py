@@ -194,6 +194,26 @@ def test_per_dataset_overrides(tmp_path):
     assert np.allclose(wine["risk"], wine["error"])
 
 
+def test_class_frequency_costs_count_each_training_part(tmp_path):
+    """cost {kind: class_frequency, counts: train}: C from the training labels of each trial (Koco & Capponi eq. 6)."""
+    rows = runner.run_experiment(config(tmp_path, n_trials=1, cost={"kind": "class_frequency", "counts": "train"}))
+    r = rows[rows["dataset"] == "sk_wine"].iloc[0]
+    data = load_dataset("sk_wine")
+    classes = np.unique(data.y)
+    train, test = make_splits(data.y, "holdout", random_state=r.split_seed, test_size=0.3)[0]
+    mean, std = data.X[train].mean(axis=0), data.X[train].std(axis=0)
+    C = make_cost_matrix("class_frequency", 3, class_counts=np.bincount(np.searchsorted(classes, data.y[train])))
+    est = methods.make_estimator(r.method, cost_matrix=C, random_state=r.model_seed, **METHODS[r.method])
+    est.fit((data.X[train] - mean) / std, data.y[train])
+    pred = np.searchsorted(classes, est.predict((data.X[test] - mean) / std))
+    true = np.searchsorted(classes, data.y[test])
+    assert r.risk == pytest.approx(C[true, pred].mean()) and not np.allclose(C, 1 - np.eye(3))
+    with pytest.raises(ConfigError, match="counts='test' is not valid; use counts: train"):
+        runner.run_experiment(config(tmp_path / "bad", cost={"kind": "class_frequency", "counts": "test"}))
+    with pytest.raises(ConfigError, match="set `counts: train`"):
+        runner.run_experiment(config(tmp_path / "bad", cost={"kind": "class_frequency"}))
+
+
 @pytest.mark.parametrize("change, expected", [
     ({"n_trial": 5}, ["'exp.n_trial'", "n_trials"]),
     ({"datasets": ["sk_iris", "nope"]}, ["unknown dataset(s) ['nope']", "sk_wine"]),
