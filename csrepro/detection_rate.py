@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.metrics import detection_at_rate
 
-__all__ = ["DetectionRateClassifier", "clear_memo", "inner_folds"]
+__all__ = ["DetectionRateClassifier", "check_rate", "clear_memo", "inner_folds", "select_at_rate"]
 
 _MEMO: OrderedDict = OrderedDict()
 MEMO_SIZE = 8
@@ -65,6 +65,21 @@ def inner_folds(ys, cv, seed):
         raise ValueError(f"cv={cv} folds but the smaller class has only {n_min} training examples; "
                          "lower cv or use cv='loo'")
     return list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(ys, ys))
+
+
+def check_rate(rate) -> float:
+    """``rate`` as a float if it is a number in (0, 1] (a target detection rate), else a ValueError."""
+    if isinstance(rate, bool) or not (isinstance(rate, (int, float, np.integer, np.floating)) and 0 < rate <= 1):
+        raise ValueError(f"target_detection_rate must be a number in (0, 1], got {rate!r}")
+    return float(rate)
+
+
+def select_at_rate(ys, scores, rate):
+    """(index, points): the grid point whose out-of-fold ``scores`` meet ``rate`` on the +-1 labels ``ys``
+    with the fewest false positives (ties: first in grid order), and every point's
+    :func:`~csrepro.metrics.detection_at_rate` (threshold, detection rate, false positives)."""
+    points = [detection_at_rate(ys, s, rate, pos_label=1.0) for s in scores]
+    return min(range(len(points)), key=lambda i: points[i].false_positives), points
 
 
 class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
@@ -145,9 +160,7 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Cross-validate the grid on (X, y) for the target detection rate, then refit the best point."""
-        d = self.target_detection_rate
-        if isinstance(d, bool) or not (isinstance(d, (int, float, np.integer, np.floating)) and 0 < d <= 1):
-            raise ValueError(f"target_detection_rate must be a number in (0, 1], got {d!r}")
+        d = check_rate(self.target_detection_rate)
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -162,12 +175,9 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         ys = np.where(z == 1, 1.0, -1.0)
         template, grid = self._estimator_and_grid()
         entry = self._cross_validate(X, z, ys, template, grid)
-        self.cv_results_ = []
-        for params, scores in zip(grid, entry["scores"], strict=True):
-            point = detection_at_rate(ys, scores, float(d), pos_label=1.0)
-            self.cv_results_.append({**params, "threshold": point.threshold, "detection_rate": point.detection_rate,
-                                     "false_positives": point.false_positives})
-        best = min(range(len(grid)), key=lambda i: self.cv_results_[i]["false_positives"])  # ties: first
+        best, points = select_at_rate(ys, entry["scores"], d)
+        self.cv_results_ = [{**params, "threshold": p.threshold, "detection_rate": p.detection_rate,
+                             "false_positives": p.false_positives} for params, p in zip(grid, points, strict=True)]
         self.best_params_ = grid[best]
         self.threshold_ = self.cv_results_[best]["threshold"]
         self.cv_false_positives_ = self.cv_results_[best]["false_positives"]

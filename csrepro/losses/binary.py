@@ -151,8 +151,18 @@ class MarginLoss:
         return eta * self.value(f) + (1.0 - eta) * self.value(-f)
 
 
+class _HalfLogitLink:
+    """f*(eta) = 1/2 log(eta/(1-eta)) and its inverse e^{2v}/(1 + e^{2v}): shared by the exponential and Savage losses."""
+
+    def link(self, eta):
+        return 0.5 * special.logit(eta)
+
+    def inverse_link(self, v):
+        return special.expit(2.0 * _f64(v))
+
+
 @dataclass(frozen=True)
-class ExponentialLoss(MarginLoss):
+class ExponentialLoss(_HalfLogitLink, MarginLoss):
     """phi(v) = e^{-v} of AdaBoost (Table IV.1): f* = 1/2 log(eta/(1-eta)), C* = 2 sqrt(eta(1-eta)).
 
     e^{-v} overflows to inf for v < -709 (the value is not a float64); nothing returns NaN.
@@ -166,12 +176,6 @@ class ExponentialLoss(MarginLoss):
 
     def derivative(self, v):
         return -self.value(v)
-
-    def link(self, eta):
-        return 0.5 * special.logit(eta)
-
-    def inverse_link(self, v):
-        return special.expit(2.0 * _f64(v))
 
     def min_conditional_risk(self, eta):
         eta = _f64(eta)
@@ -230,7 +234,7 @@ class SquareLoss(MarginLoss):
 
 
 @dataclass(frozen=True)
-class SavageLoss(MarginLoss):
+class SavageLoss(_HalfLogitLink, MarginLoss):
     """The Savage loss phi(v) = 1/(1 + e^{2v})^2 (IV.14), from C* = eta(1 - eta) and f* = 1/2 log(eta/(1-eta))."""
 
     name: str = "savage"
@@ -243,12 +247,6 @@ class SavageLoss(MarginLoss):
         v = _f64(v)
         s = special.expit(-2.0 * v)
         return -4.0 * s * s * special.expit(2.0 * v)
-
-    def link(self, eta):
-        return 0.5 * special.logit(eta)
-
-    def inverse_link(self, v):
-        return special.expit(2.0 * _f64(v))
 
     def min_conditional_risk(self, eta):
         eta = _f64(eta)

@@ -35,8 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import smo
 from csrepro.costs import validate_cost_matrix
-from csrepro.detection_rate import inner_folds
-from csrepro.metrics import detection_at_rate
+from csrepro.detection_rate import check_rate, inner_folds, select_at_rate
 from csrepro.svm.cs_svm import (
     VARIANTS,
     CostSensitiveSVC,
@@ -237,17 +236,13 @@ class DetectionRateSVC(_GridSVC):
 
     def fit(self, X, y):
         """Cross-validate the grid on (X, y); keep the best point's SVM on all of it."""
-        d = self.target_detection_rate
-        if isinstance(d, bool) or not (isinstance(d, (int, float, np.integer, np.floating)) and 0 < d <= 1):
-            raise ValueError(f"target_detection_rate must be a number in (0, 1], got {d!r}")
+        d = check_rate(self.target_detection_rate)
         grid = cost_grid(self.variant, self.C_grid, self.C1_grid, self.C_minus1_grid)
         X, y, ys, template, scored = self._search(X, y, grid)
-        self.cv_results_ = []
-        for (C, C1, Cm1), scores, _ in scored:
-            point = detection_at_rate(ys, scores, float(d), pos_label=1.0)
-            self.cv_results_.append({"C": C, "C1": C1, "C_minus1": Cm1, "threshold": point.threshold,
-                                     "detection_rate": point.detection_rate, "false_positives": point.false_positives})
-        k = min(range(len(scored)), key=lambda i: self.cv_results_[i]["false_positives"])  # ties: first in grid order
+        k, points = select_at_rate(ys, [scores for _, scores, _ in scored], d)
+        self.cv_results_ = [{"C": C, "C1": C1, "C_minus1": Cm1, "threshold": p.threshold,
+                             "detection_rate": p.detection_rate, "false_positives": p.false_positives}
+                            for ((C, C1, Cm1), _, _), p in zip(scored, points, strict=True)]
         best = self.cv_results_[k]
         self.best_params_ = {"C": best["C"], "C1": best["C1"], "C_minus1": best["C_minus1"]}
         self.threshold_ = best["threshold"]

@@ -7,7 +7,10 @@ LogitBoost beats both exponential-loss boosters and SavageBoost beats RealBoost.
 learns (ours predicts "not O" everywhere: 604 errors, the published 602 being about the same).
 """
 
+import numpy as np
 import pytest
+
+from csrepro.data.loaders import load_dataset
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +23,11 @@ def test_logistic_and_savage_losses_beat_the_exponential_loss(full):
     errors = rows.set_index("method")["errors"]
     assert errors["logitboost"] < min(errors["adaboost"], errors["realboost"])
     assert errors["savageboost"] < errors["realboost"]
-    assert comparison.loc[("Table IV.3", "letter_p1", "tangentboost"), "within"]
+    # Table IV.3's one cell within tolerance (Tangent, 604 vs 602) is TangentBoost predicting "not O" everywhere
+    # (NOTES.md), so it is checked as that, not as a match: its errors are the test set's O's.
+    n_o = comparison.loc[("Table IV.3", "letter_p1", "tangentboost"), "reproduced"]
+    letter = load_dataset("letter_p1")
+    assert errors["tangentboost"] == n_o == np.sum(letter.y[letter.predefined_test] == np.max(letter.y))
 
 
 @pytest.mark.xfail(reason="TangentBoost predicts the majority class on Letter-1 (NOTES.md)", strict=True)
