@@ -97,7 +97,8 @@ class CSAdaBoostClassifier(_ExponentialCS):
     Start from class-balanced weights (1/(2|I+|), 1/(2|I-|)); at each iteration every binary
     weak learner g ("stump" or "tree4"; for trees (VI.42) is also the split criterion) gets the
     step alpha(g) solving (VI.39) (Cython kernel, all candidates at once) and is scored by the
-    loss (VI.42); the best (alpha_m, g_m) is added and the weights updated by (VI.38).
+    loss (VI.42) (:func:`~csrepro.boosting.cost_sensitive_steps.ada_losses`: solved only where it can
+    decide the choice); the best (alpha_m, g_m) is added and the weights updated by (VI.38).
     Training stops when no candidate lowers the loss, and after a weak learner without errors,
     whose step uses errors 1e-10 of the total weight (split between the classes by their
     weight), as AdaBoost does (so C1 = C2 = 1 gives AdaBoost's steps exactly).
@@ -112,7 +113,8 @@ class CSAdaBoostClassifier(_ExponentialCS):
     def _objective(self, state):
         pos = state.y > 0
         Tp, Tm = float(state.w[pos].sum()), float(state.w[~pos].sum())
-        return class_channels(state.w, state.y), Discrete(lambda P, N: self._steps(N[:, 0], P[:, 1], Tp, Tm)[1])
+        return class_channels(state.w, state.y), Discrete(lambda P, N: steps.ada_losses(N[:, 0], P[:, 1], Tp, Tm,
+                                                                                       *self.costs_))
 
     def _coefficient(self, state, h, hx):
         pos_sums = h.cell_sums[h.values > 0].sum(axis=0)

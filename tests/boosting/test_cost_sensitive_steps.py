@@ -41,6 +41,42 @@ def test_ada_steps_hand_case_and_backends():
         cs.ada_steps(b, d, 0.6, 0.4, 3.0, 0.7, alpha_max=1000.0)
 
 
+def _split_candidates(seed, n=400, repeats=False):
+    """(b, d, T+, T-) of both labellings of every threshold of a random ordering (cumulative class weights),
+    as a stump or tree scan gives them; ``repeats``: runs of equal candidates (empty bins of a tree node)."""
+    rng = np.random.default_rng(seed)
+    w = rng.exponential(size=n)
+    w /= w.sum()
+    y = rng.random(n) < rng.uniform(0.1, 0.9)
+    order = np.argsort(rng.normal(size=n) + rng.uniform(0, 3) * y)
+    cp, cm = np.cumsum(np.where(y, w, 0.0)[order]), np.cumsum(np.where(y, 0.0, w)[order])
+    if repeats:
+        runs = rng.integers(1, 4, n)
+        cp, cm = np.repeat(cp, runs), np.repeat(cm, runs)
+    Tp, Tm = w[y].sum(), w[~y].sum()
+    return np.concatenate([cp, Tp - cp]), np.concatenate([Tm - cm, cm]), Tp, Tm
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**31), C1=st.sampled_from([1.0, 1.05, 2.0, 4.0, 8.0]), C2=st.floats(0.5, 2.0),
+       repeats=st.booleans())
+def test_ada_losses_decide_as_ada_steps(seed, C1, C2, repeats):
+    """Exact near the smallest loss and at the largest, lower bounds above the slack elsewhere: the weak
+    learners' choice (first_min) is that of the full solve."""
+    from csrepro.weak.splits import first_min
+    b, d, Tp, Tm = _split_candidates(seed, repeats=repeats)
+    full = cs.ada_steps(b, d, Tp, Tm, C1, C2)[1]
+    fast = cs.ada_losses(b, d, Tp, Tm, C1, C2)
+    near = full <= full.min() + cs.SELECTION_SLACK * (Tp + Tm)
+    np.testing.assert_array_equal(fast[near], full[near])
+    assert fast.max() == full.max()
+    assert np.all(fast[~near] > full.min() + cs.SELECTION_SLACK * (Tp + Tm))
+    assert np.all(fast[~near] <= full[~near] * (1 + 1e-12))
+    assert first_min(fast) == first_min(full)
+    for half in (slice(None, len(b) // 2), slice(len(b) // 2, None)):  # one labelling per call, as the scans do
+        assert first_min(cs.ada_losses(b[half], d[half], Tp, Tm, C1, C2)) == first_min(full[half])
+
+
 def test_exp_weight_update_hand_case():
     """(VI.38): positives scaled by e^{-C1 alpha g}, negatives by e^{C2 alpha g}."""
     w = cs.exp_weight_update([1.0, 1.0, 2.0], [1, -1, -1], np.array([0.5, 0.5, -0.25]), 2.0, 4.0)
