@@ -5,168 +5,309 @@ A loss is ``gamma(G)`` with, for a sample of class z with score row s (Beijbom e
   family 0 ("margin",   eqs. 20-22): G = sum_j c_j exp(s_j - s_z)
   family 1 ("plain",    eq. 12):     G = sum_j c_j exp(s_j)
   family 2 ("pairwise", eq. 14):     G = (sum_j c_j exp(s_j)) (sum_k exp(-s_k))
-and gamma the identity (outer 0) or log(1 + .) (outer 1), where c = C[z].  Along the line
-``s + alpha * g_i * v`` (an update of one predictor coordinate, eq. 32, with v = y_{.,r} / 2),
-each sample's loss and its first two derivatives in alpha are computed from max-shifted sums.
+and gamma the identity (outer 0) or log(1 + .) (outer 1), where c = C[z].
+
+Coordinate descent keeps these terms, not the scores, as its state: per sample the costly
+terms ``P[i, j] = c_j exp(a_j) / e^{m_P}`` (a_j = s_j - s_z for the margin family, s_j
+otherwise) and, for the pairwise family, ``Q[i, j] = exp(-s_j) / e^{m_Q}``, each row scaled
+to a largest entry of 1 and floored at ``TINY`` times its cost; ``scale[i]`` is e^m (identity
+outer) or e^-m (log1p), m = m_P + m_Q, so that G = e^m sum_j P_ij (times sum_k Q_ik).  An update
+of one predictor coordinate, s += alpha g_i v (eq. 32, v = y_{., r} / 2), multiplies each term
+by exp(alpha g_i (v_j - v_z)) (margin) or exp(+-alpha g_i v_j): the factors the line search
+has just computed at that alpha, so a step costs no exponential beyond the line search's.
+Along the line all terms with the same v_j move together; the line search works on their
+per-sample sums (the "groups" of the distinct values ``uniq`` of v).
 """
 
-from libc.math cimport log1p, INFINITY
+from libc.math cimport exp, log1p, INFINITY
+
+cdef extern from *:
+    """
+    static inline double csr_max(double a, double b) { return a > b ? a : b; }  /* one maxsd, no branch */
+    """
+    double csr_max(double a, double b) noexcept nogil
 import numpy as np
 
 # Arguments of the vectorised exp are floored here: exp(-700) ~ 1e-304 relative to the
-# largest (shifted) term changes no sum, and it keeps NumPy's SIMD exp off its slow
-# underflow path (results below ~1e-308 are ~20x slower to compute).
+# largest term changes no sum, and it keeps NumPy's SIMD exp off its slow underflow path
+# (results below ~1e-308 are ~20x slower to compute).
 cdef double EXP_FLOOR = -700.0
-
-
-cdef inline double _floored(double x) noexcept nogil:
-    return x if x > EXP_FLOOR else EXP_FLOOR
+# Relative floor of a state term (per unit cost): a term this small is kept, not lost to underflow.
+cdef double TINY = exp(EXP_FLOOR)
 
 FAMILIES = {"margin": 0, "plain": 1, "pairwise": 2}
 OUTERS = {"identity": 0, "log1p": 1}
 
 
+cdef inline double _floored(double x) noexcept nogil:
+    return csr_max(x, EXP_FLOOR)
+
+
 cdef inline void _grouped_moments(const double* A, const double* X, const double* uniq,
                                   Py_ssize_t nu, double sign, double off, double g,
-                                  double* s0, double* s1, double* s2) noexcept nogil:
-    """Moments sum_u A_u X_u b_u^p (p = 0, 1, 2) with b_u = g (sign uniq_u - off), X_u = exp(alpha b_u)."""
+                                  double* s) noexcept nogil:
+    """Moments s[p] = sum_u A_u X_u b_u^p (p = 0..3) with b_u = g (sign uniq_u - off), X_u = exp(alpha b_u)."""
     cdef Py_ssize_t u
-    cdef double b, e
-    s0[0] = 0.0
-    s1[0] = 0.0
-    s2[0] = 0.0
+    cdef double b, e, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0  # register accumulators
     for u in range(nu):
         b = g * (sign * uniq[u] - off)
         e = A[u] * X[u]
-        s0[0] += e
-        s1[0] += e * b
-        s2[0] += e * b * b
+        s0 += e
+        e *= b
+        s1 += e
+        e *= b
+        s2 += e
+        s3 += e * b
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
 
 
 cdef inline void _sample_derivs(const double* A, const double* B, const double* XA, const double* XB,
                                 Py_ssize_t nu, const double* uniq, double off, double g, double scale,
-                                int family, int outer, double* d1, double* d2) noexcept nogil:
-    """First two alpha-derivatives of one sample's loss from its groups and exp factors."""
-    cdef double s0, s1, s2, b0, b1, b2, inv, r1
-    _grouped_moments(A, XA, uniq, nu, 1.0, off, g, &s0, &s1, &s2)
-    if family == 2:
-        _grouped_moments(B, XB, uniq, nu, -1.0, 0.0, g, &b0, &b1, &b2)
-        s2 = s2 * b0 + 2.0 * s1 * b1 + s0 * b2
-        s1 = s1 * b0 + s0 * b1
-        s0 = s0 * b0
+                                int family, int outer, double* d) noexcept nogil:
+    """First three alpha-derivatives d[0..2] of one sample's loss from its groups and exp factors."""
+    cdef double s[4]
+    cdef double b[4]
+    cdef double inv, r1, r2
+    _grouped_moments(A, XA, uniq, nu, 1.0, off, g, s)
+    if family == 2:  # derivatives of the product of the two sums (Leibniz)
+        _grouped_moments(B, XB, uniq, nu, -1.0, 0.0, g, b)
+        s[3] = s[3] * b[0] + 3.0 * (s[2] * b[1] + s[1] * b[2]) + s[0] * b[3]
+        s[2] = s[2] * b[0] + 2.0 * s[1] * b[1] + s[0] * b[2]
+        s[1] = s[1] * b[0] + s[0] * b[1]
+        s[0] = s[0] * b[0]
     if outer == 0:
-        d1[0] = scale * s1
-        d2[0] = scale * s2
+        d[0] = scale * s[1]
+        d[1] = scale * s[2]
+        d[2] = scale * s[3]
     else:
-        # d/da log(1 + e^m s0) = s1 / (s0 + e^-m); scale = e^-m
-        inv = 1.0 / (s0 + scale)
-        r1 = s1 * inv
-        d1[0] = r1
-        d2[0] = s2 * inv - r1 * r1
+        # derivatives of log(1 + e^m s0) = log(s0 + e^-m) + m; scale = e^-m
+        inv = 1.0 / (s[0] + scale)
+        r1 = s[1] * inv
+        r2 = s[2] * inv
+        d[0] = r1
+        d[1] = r2 - r1 * r1
+        d[2] = s[3] * inv - 3.0 * r1 * r2 + 2.0 * r1 * r1 * r1
 
 
-def prepare_step(const double[:, ::1] S, const double[::1] uniq, const Py_ssize_t[::1] group,
-                 const Py_ssize_t[::1] z, const double[:, ::1] C, const double[::1] off,
-                 int family, int outer, double[::1] w, double[::1] h, double[:, ::1] A,
-                 double[:, ::1] B, double[::1] scale, double[:, ::1] work, bint with_loss=False):
-    """Weights (34)-(37) for one coordinate, and the grouped terms the line search needs.
+cdef inline double _times_max(double* row, const double* f, const Py_ssize_t* group,
+                              Py_ssize_t M) noexcept nogil:
+    """row[j] *= f[group[j]] (``f = NULL``: unchanged); returns max(TINY, largest entry)."""
+    cdef Py_ssize_t j
+    cdef double x, rho = TINY  # a row whose terms all underflowed stays at the floor
+    for j in range(M):
+        x = row[j] if f == NULL else row[j] * f[group[j]]
+        row[j] = x
+        rho = csr_max(rho, x)
+    return rho
 
-    ``w[i]`` and ``h[i]`` receive the first and second derivatives of sample i's loss with
-    respect to the coordinate f_r (so sum_i h_i g_i^2 is the line search's curvature at 0).
 
-    ``uniq`` holds the distinct values of the score direction v = y_{., r} / 2, ``group[j]``
-    the index of v_j in it, ``off[i]`` = v_{z_i} for the margin family (else 0).  Along the
-    line all terms of a sample with the same v_j move together, so the sums collapse to
-    ``A[i, u] = sum_{j: group j = u} c_j exp(a_j - m_i)`` (``B`` likewise for the second
-    factor of the pairwise family); ``scale[i]`` is exp(m_i) for the identity outer and
-    exp(-m_i) for log1p.  ``work`` is scratch of shape (n, M), or (n, 2M) for pairwise.
-    Exponentials go through NumPy's vectorised ``exp``; the loops around it run without the GIL.
-    Returns the summed loss at S when ``with_loss``, else 0.
+cdef inline void _divide_floored(double* row, double rho, const double* c, Py_ssize_t M) noexcept nogil:
+    """row[j] = max(row[j] / rho, TINY c[j]) (``c = NULL``: floor TINY)."""
+    cdef Py_ssize_t j
+    cdef double inv = 1.0 / rho
+    if c == NULL:
+        for j in range(M):
+            row[j] = csr_max(row[j] * inv, TINY)
+    else:
+        for j in range(M):
+            row[j] = csr_max(row[j] * inv, TINY * c[j])
+
+
+cdef inline void _rescale(double* scale, double rho, int outer) noexcept nogil:
+    """Fold a row divisor rho into e^m (identity outer) or e^-m (log1p)."""
+    if outer == 0:
+        scale[0] *= rho
+    else:
+        scale[0] /= rho
+
+
+def load_state(const double[:, ::1] S, const Py_ssize_t[::1] z, const double[:, ::1] C,
+               int family, int outer, double[:, ::1] P, double[:, ::1] Q, double[::1] scale):
+    """Fill the state (``P``, ``Q``, ``scale``; see the module docstring) at scores ``S``.
+
+    ``Q`` is only written for the pairwise family.  Zero-cost terms are held at 0.
     """
-    cdef Py_ssize_t i, j, n = S.shape[0], M = S.shape[1], nu = uniq.shape[0]
-    cdef double m, mb, sz, x, s0, total = 0.0
+    cdef Py_ssize_t i, j, n = S.shape[0], M = S.shape[1]
+    cdef double m, mb, sz, x
     cdef const double* c
-    cdef double[::1] ones = np.ones(nu)
     with nogil:
         for i in range(n):
             c = &C[z[i], 0]
             sz = S[i, z[i]] if family == 0 else 0.0
             m = -INFINITY
-            for j in range(M):  # branch-free max over the costly terms
+            for j in range(M):  # shift by the largest costly exponent
                 x = S[i, j] - sz if c[j] > 0.0 else -INFINITY
                 m = x if x > m else m
-            for j in range(M):
-                work[i, j] = _floored(S[i, j] - sz - m)
+            for j in range(M):  # zero-cost terms get a harmless exponent; they are zeroed below
+                P[i, j] = _floored(S[i, j] - sz - m) if c[j] > 0.0 else 0.0
             if family == 2:
                 mb = -INFINITY
                 for j in range(M):
                     mb = -S[i, j] if -S[i, j] > mb else mb
                 for j in range(M):
-                    work[i, M + j] = _floored(-S[i, j] - mb)
+                    Q[i, j] = _floored(-S[i, j] - mb)
                 m = m + mb
             scale[i] = m if outer == 0 else -m
     with np.errstate(over="ignore"):
-        np.exp(work, out=np.asarray(work))
+        np.exp(P, out=np.asarray(P))
         np.exp(scale, out=np.asarray(scale))
+        if family == 2:
+            np.exp(Q, out=np.asarray(Q))
     with nogil:
         for i in range(n):
             c = &C[z[i], 0]
-            for j in range(nu):
-                A[i, j] = 0.0
-                B[i, j] = 0.0
-            for j in range(M):  # zero-cost terms add c_j * work = 0 (work <= 1 after the shift)
-                A[i, group[j]] += c[j] * work[i, j]
+            for j in range(M):
+                P[i, j] = c[j] * P[i, j] if c[j] > 0.0 else 0.0
+    _rescale_rows(P, Q, scale, z, C, NULL, NULL, 0, family, outer)
+
+
+cdef void _rescale_rows(double[:, ::1] P, double[:, ::1] Q, double[::1] scale, const Py_ssize_t[::1] z,
+                        const double[:, ::1] C, const double* factors, const Py_ssize_t* group,
+                        Py_ssize_t stride, int family, int outer):
+    """Multiply row i's terms by their group factors (row i of ``factors``, with ``stride``
+    entries; NULL: no factors), then scale every row to a largest entry of 1 and floor it.
+
+    Two passes over the rows: normalising a row right after writing it stalls store forwarding.
+    """
+    cdef Py_ssize_t i, n = P.shape[0], M = P.shape[1], nu = stride // 2
+    cdef double[::1] rho = np.empty(n)
+    cdef double[::1] rho_q = np.empty(n if family == 2 else 0)
+    cdef const double* f = NULL
+    with nogil:
+        for i in range(n):
+            if factors != NULL:
+                f = factors + i * stride
+            rho[i] = _times_max(&P[i, 0], f, group, M)
             if family == 2:
-                for j in range(M):
-                    B[i, group[j]] += work[i, M + j]
+                rho_q[i] = _times_max(&Q[i, 0], NULL if f == NULL else f + nu, group, M)
+        for i in range(n):
+            _divide_floored(&P[i, 0], rho[i], &C[z[i], 0], M)
+            _rescale(&scale[i], rho[i], outer)
+            if family == 2:
+                _divide_floored(&Q[i, 0], rho_q[i], NULL, M)
+                _rescale(&scale[i], rho_q[i], outer)
+
+
+def apply_step(double[:, ::1] P, double[:, ::1] Q, double[::1] scale, const Py_ssize_t[::1] z,
+               const double[:, ::1] C, const double[:, ::1] factors, const Py_ssize_t[::1] group,
+               int family, int outer):
+    """Update (32) of the state: term j of sample i times ``factors[i, group[j]]`` (and Q's
+    times ``factors[i, U + group[j]]``), as filled by :func:`line_factors` at the step alpha.
+    """
+    _rescale_rows(P, Q, scale, z, C, &factors[0, 0], &group[0], factors.shape[1], family, outer)
+
+
+cdef inline void _group_sums(const double* row, const Py_ssize_t* order, const Py_ssize_t* starts,
+                             Py_ssize_t nu, double* out) noexcept nogil:
+    """out[u] = sum of row over the terms order[starts[u]:starts[u + 1]]."""
+    cdef Py_ssize_t u, k
+    cdef double acc
+    for u in range(nu):
+        acc = 0.0
+        for k in range(starts[u], starts[u + 1]):
+            acc += row[order[k]]
+        out[u] = acc
+
+
+def prepare_step(const double[:, ::1] P, const double[:, ::1] Q, const double[::1] scale,
+                 const Py_ssize_t[::1] order, const Py_ssize_t[::1] starts, const double[::1] uniq,
+                 const double[::1] off, int family, int outer, double[:, ::1] wh,
+                 double[:, ::1] A, double[:, ::1] B, bint with_loss=False):
+    """Weights (34)-(37) for one coordinate, and the grouped terms the line search needs.
+
+    ``wh[p, i]`` receives the (p+1)-th derivative of sample i's loss with respect to the
+    coordinate f_r: ``wh[0]`` are the weights w^r, and sum_i wh[p, i] g_i^(p+1) the line
+    search's derivatives at alpha = 0 (:func:`line_start`).
+    ``uniq`` holds the distinct values of the score direction v = y_{., r} / 2; the terms j
+    with v_j = uniq[u] are ``order[starts[u]:starts[u + 1]]``; ``off[i]`` = v_{z_i} for the
+    margin family (else 0).  ``A[i, u]`` receives the sum of sample i's P terms of group u
+    (``B`` likewise from Q, pairwise family).  Returns the summed loss when ``with_loss``, else 0.
+    """
+    cdef Py_ssize_t i, u, n = P.shape[0], nu = uniq.shape[0]
+    cdef double s0, x, total = 0.0
+    cdef double d[3]
+    cdef double[::1] ones = np.ones(nu)
+    with nogil:
+        # two passes: reading the sums right after writing them would stall store forwarding
+        for i in range(n):
+            _group_sums(&P[i, 0], &order[0], &starts[0], nu, &A[i, 0])
+            if family == 2:
+                _group_sums(&Q[i, 0], &order[0], &starts[0], nu, &B[i, 0])
+        for i in range(n):
             _sample_derivs(&A[i, 0], &B[i, 0], &ones[0], &ones[0], nu, &uniq[0], off[i], 1.0,
-                           scale[i], family, outer, &w[i], &h[i])
+                           scale[i], family, outer, d)
+            wh[0, i] = d[0]
+            wh[1, i] = d[1]
+            wh[2, i] = d[2]
             if with_loss:
                 s0 = 0.0
-                for j in range(nu):
-                    s0 += A[i, j]
+                for u in range(nu):
+                    s0 += A[i, u]
                 if family == 2:
                     x = 0.0
-                    for j in range(nu):
-                        x += B[i, j]
+                    for u in range(nu):
+                        x += B[i, u]
                     s0 *= x
                 total += scale[i] * s0 if outer == 0 else log1p(s0 / scale[i])
     return total
 
 
-def add_outer(double[:, ::1] S, const double[::1] g, const double[::1] v, double alpha):
-    """In-place update (32) of the scores: S += alpha g v^T."""
-    cdef Py_ssize_t i, j, n = S.shape[0], M = S.shape[1]
-    cdef double a
+def line_factors(const double[::1] uniq, const double[::1] off, const double[::1] g, int family,
+                 double alpha, double[:, ::1] work):
+    """``work[i, u]`` = exp(alpha g_i (uniq_u - off_i)), and for the pairwise family
+    ``work[i, U + u]`` = exp(-alpha g_i uniq_u): each group's factor along g at ``alpha``.
+    """
+    cdef Py_ssize_t i, u, n = g.shape[0], nu = uniq.shape[0]
+    cdef double ag
     with nogil:
         for i in range(n):
-            a = alpha * g[i]
-            for j in range(M):
-                S[i, j] += a * v[j]
+            ag = alpha * g[i]
+            for u in range(nu):
+                work[i, u] = _floored(ag * (uniq[u] - off[i]))
+            if family == 2:
+                for u in range(nu):
+                    work[i, nu + u] = _floored(-ag * uniq[u])
+    with np.errstate(over="ignore"):
+        np.exp(work, out=np.asarray(work))
 
 
 def line_derivatives(const double[:, ::1] A, const double[:, ::1] B, const double[::1] scale,
-                 const double[::1] uniq, const double[::1] off, const double[::1] g,
-                 int family, int outer, double alpha, double[:, ::1] work):
-    """Summed first and second alpha-derivatives of the loss at ``alpha`` along g (31).
+                     const double[::1] uniq, const double[::1] off, const double[::1] g,
+                     int family, int outer, double alpha, double[:, ::1] work):
+    """Summed first three alpha-derivatives of the loss at ``alpha`` along g (31).
 
-    Uses the groups of :func:`prepare_step`; ``work`` is scratch of shape (n, U), or
-    (n, 2U) for the pairwise family.
+    Uses the groups of :func:`prepare_step`; leaves :func:`line_factors` at ``alpha`` in
+    ``work`` (shape (n, U), or (n, 2U) for the pairwise family).
     """
-    cdef Py_ssize_t i, u, n = A.shape[0], nu = A.shape[1]
-    cdef double d1, d2, t1 = 0.0, t2 = 0.0
-    with nogil:
-        for i in range(n):
-            for u in range(nu):
-                work[i, u] = _floored(alpha * g[i] * (uniq[u] - off[i]))
-                if family == 2:
-                    work[i, nu + u] = _floored(-alpha * g[i] * uniq[u])
-    with np.errstate(over="ignore"):
-        np.exp(work, out=np.asarray(work))
+    cdef Py_ssize_t i, n = A.shape[0], nu = A.shape[1]
+    cdef double d[3]
+    cdef double t1 = 0.0, t2 = 0.0, t3 = 0.0
+    line_factors(uniq, off, g, family, alpha, work)
     with nogil:
         for i in range(n):
             _sample_derivs(&A[i, 0], &B[i, 0], &work[i, 0], &work[i, nu], nu, &uniq[0], off[i],
-                           g[i], scale[i], family, outer, &d1, &d2)
-            t1 += d1
-            t2 += d2
-    return t1, t2
+                           g[i], scale[i], family, outer, d)
+            t1 += d[0]
+            t2 += d[1]
+            t3 += d[2]
+    return t1, t2, t3
+
+
+def line_start(const double[:, ::1] X, Py_ssize_t feature, double a, double b,
+               const double[:, ::1] wh, double[::1] g):
+    """Fill ``g`` with the weak learner g_i = a X[i, feature] + b and return the line's first three
+    derivatives at alpha = 0, sum_i wh[p, i] g_i^(p+1), from :func:`prepare_step`'s ``wh``.
+    """
+    cdef Py_ssize_t i, n = X.shape[0]
+    cdef double gi, d1 = 0.0, d2 = 0.0, d3 = 0.0
+    with nogil:
+        for i in range(n):
+            gi = a * X[i, feature] + b
+            g[i] = gi
+            d1 += wh[0, i] * gi
+            d2 += wh[1, i] * gi * gi
+            d3 += wh[2, i] * gi * gi * gi
+    return d1, d2, d3

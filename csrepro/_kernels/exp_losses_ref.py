@@ -42,51 +42,101 @@ def line_totals(S, g, v, z, C, family, outer, alpha):
     return tuple(float(t.sum()) for t in sample_terms(S, g, v, z, C, family, outer, alpha))
 
 
-def prepare_step(S, uniq, group, z, C, off, family, outer, w, h, A, B, scale, work, with_loss=False):
-    """Weights (34)-(37), second derivatives h and grouped line-search terms (``work`` unused).
+TINY = np.exp(-700.0)
 
-    Returns the summed loss at S when ``with_loss``, else 0.
-    """
-    n = S.shape[0]
-    idx = np.arange(n)
-    v = uniq[group]
-    w[:], h[:] = sample_terms(S, np.ones(n), v, z, C, family, outer, 0.0)[1:]
-    onehot = np.eye(len(uniq))[group]  # (M, U): term j belongs to group group[j]
-    a = S - S[idx, z][:, None] if family == 0 else S
+
+def _normalise(T, floor):
+    """Rows of T scaled to a largest entry of 1 and floored at ``floor``; returns (T, divisors)."""
+    rho = np.maximum(T.max(axis=1), TINY)
+    return np.maximum(T / rho[:, None], floor), rho
+
+
+def _fold(scale, rho, outer):
+    return scale * rho if outer == 0 else scale / rho
+
+
+def load_state(S, z, C, family, outer, P, Q, scale):
+    """The state of the loss terms at scores S (see the kernel's module docstring)."""
     c = C[z]
+    a = S - S[np.arange(len(z)), z][:, None] if family == 0 else S
     m = np.where(c > 0, a, -np.inf).max(axis=1)
-    A[:] = (c * np.exp(a - m[:, None])) @ onehot
-    B[:] = 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        P[:], rho = _normalise(np.where(c > 0, c * np.exp(np.maximum(a - m[:, None], -700.0)), 0.0),
+                               TINY * c)
+        if family == 2:
+            mb = (-S).max(axis=1)
+            Q[:], rho_b = _normalise(np.exp(np.maximum(-S - mb[:, None], -700.0)), TINY)
+            m, rho = m + mb, rho * rho_b
+        scale[:] = _fold(np.exp(m) if outer == 0 else np.exp(-m), rho, outer)
+
+
+def apply_step(P, Q, scale, z, C, factors, group, family, outer):
+    """Update (32) of the state: each term times its group's factor (see :func:`line_factors`)."""
+    nu = factors.shape[1] // 2 if family == 2 else factors.shape[1]
+    P[:], rho = _normalise(P * factors[:, group], TINY * C[z])
     if family == 2:
-        mb = (-S).max(axis=1)
-        B[:] = np.exp(-S - mb[:, None]) @ onehot
-        m = m + mb
-    scale[:] = np.exp(m) if outer == 0 else np.exp(-m)
+        Q[:], rho_b = _normalise(Q * factors[:, nu + group], TINY)
+        rho = rho * rho_b
+    scale[:] = _fold(scale, rho, outer)
+
+
+def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B, with_loss=False):
+    """Weights (34)-(37) with the next two derivatives (``wh``) and grouped line-search terms from the state.
+
+    Returns the summed loss when ``with_loss``, else 0.
+    """
+    n, nu = P.shape[0], len(uniq)
+    group = np.repeat(np.arange(nu), np.diff(starts))[np.argsort(order)]
+    onehot = np.eye(nu)[group]  # (M, U): term j belongs to group group[j]
+    A[:] = P @ onehot
+    B[:] = Q @ onehot if family == 2 else 0.0
+    ones = np.ones((n, nu))
+    wh[:] = np.stack(_sample_derivatives(A, B, ones, ones, uniq, off, np.ones(n), scale, family, outer))
     if not with_loss:
         return 0.0
-    return line_totals(S, np.zeros(n), v, z, C, family, outer, 0.0)[0]
+    s0 = A.sum(1) * (B.sum(1) if family == 2 else 1.0)
+    return float(np.sum(scale * s0) if outer == 0 else np.sum(np.log1p(s0 / scale)))
 
 
-def add_outer(S, g, v, alpha):
-    """In-place update (32) of the scores: S += alpha g v^T."""
-    S += alpha * np.outer(g, v)
+def line_factors(uniq, off, g, family, alpha, work):
+    """Each group's factor along g at ``alpha`` (exp(alpha g (uniq - off)), pairwise: also exp(-alpha g uniq))."""
+    nu = len(uniq)
+    ag = alpha * g[:, None]
+    with np.errstate(over="ignore"):
+        work[:, :nu] = np.exp(np.maximum(ag * (uniq[None, :] - off[:, None]), -700.0))
+        if family == 2:
+            work[:, nu:] = np.exp(np.maximum(-ag * uniq[None, :], -700.0))
 
 
-def _grouped(A, slopes, g, alpha):
-    b = g[:, None] * slopes
-    e = A * np.exp(alpha * b)
-    return e.sum(1), (e * b).sum(1), (e * b * b).sum(1)
+def _grouped(A, X, b):
+    e = A * X
+    return [(e * b**p).sum(1) for p in range(4)]
+
+
+def _sample_derivatives(A, B, XA, XB, uniq, off, g, scale, family, outer):
+    """Per-sample first three alpha-derivatives from the groups and their factors."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        s0, s1, s2, s3 = _grouped(A, XA, g[:, None] * (uniq[None, :] - off[:, None]))
+        if family == 2:
+            b0, b1, b2, b3 = _grouped(B, XB, -g[:, None] * uniq[None, :])
+            s0, s1, s2, s3 = (s0 * b0, s1 * b0 + s0 * b1, s2 * b0 + 2 * s1 * b1 + s0 * b2,
+                              s3 * b0 + 3 * (s2 * b1 + s1 * b2) + s0 * b3)
+        if outer == 0:
+            return scale * s1, scale * s2, scale * s3
+        r1, r2, r3 = s1 / (s0 + scale), s2 / (s0 + scale), s3 / (s0 + scale)
+        return r1, r2 - r1 * r1, r3 - 3 * r1 * r2 + 2 * r1**3
 
 
 def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work):
-    """Summed first and second alpha-derivatives along g (31), from the groups."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        s0, s1, s2 = _grouped(A, uniq[None, :] - off[:, None], g, alpha)
-        if family == 2:
-            b0, b1, b2 = _grouped(B, -np.broadcast_to(uniq, A.shape), g, alpha)
-            s0, s1, s2 = s0 * b0, s1 * b0 + s0 * b1, s2 * b0 + 2 * s1 * b1 + s0 * b2
-        if outer == 0:
-            return float(np.sum(scale * s1)), float(np.sum(scale * s2))
-        p = s0 / (s0 + scale)
-        r1 = s1 / s0 * p
-        return float(r1.sum()), float(np.sum(s2 / s0 * p - r1 * r1))
+    """Summed first three alpha-derivatives along g (31); leaves the factors in ``work``."""
+    nu = len(uniq)
+    line_factors(uniq, off, g, family, alpha, work)
+    d = _sample_derivatives(A, B, work[:, :nu], work[:, nu:2 * nu] if family == 2 else None,
+                            uniq, off, g, scale, family, outer)
+    return tuple(float(np.sum(t)) for t in d)
+
+
+def line_start(X, feature, a, b, wh, g):
+    """Fill ``g`` with a X[:, feature] + b; return sum_i wh[p, i] g_i^(p+1), the line's derivatives at 0."""
+    g[:] = a * X[:, feature] + b
+    return tuple(float(np.sum(wh[p] * g ** (p + 1))) for p in range(3))

@@ -3,24 +3,44 @@
 import math
 
 
+def _step(alpha, d):
+    """The next trial point from the derivatives ``d`` = (d1, d2[, d3]) at alpha, and whether it is
+    a Newton-type step: Halley's (cubic convergence) when d3 is given and its denominator is
+    positive, else Newton's; a plain gradient step when the curvature is not finite and positive.
+    """
+    d1, d2 = d[0], d[1]
+    if not 0.0 < d2 < math.inf:
+        return alpha - d1, False
+    if len(d) > 2:
+        den = 2.0 * d2 * d2 - d1 * d[2]
+        if den > 0.0:
+            return alpha - 2.0 * d1 * d2 / den, True
+    return alpha - d1 / d2, True
+
+
 def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=None):
-    """Minimise a convex function of alpha given ``derivatives(alpha) -> (d1, d2)``.
+    """Minimise a convex function of alpha given ``derivatives(alpha) -> (d1, d2)`` or ``(d1, d2, d3)``.
 
     ``start``: the derivatives at alpha = 0 when the caller already knows them.
 
-    Safeguarded Newton: steps stay inside a bracket [lo, hi] that always holds the root of
-    d1; a step that leaves it, or lands where the derivatives overflow, is replaced by
-    bisection; an unbounded bracket end grows geometrically.  Stops when the step is
-    below ``tol * (1 + |alpha|)``.  |alpha| is capped at ``max_step``, reached only when the
-    objective keeps decreasing (e.g. separable data).  Returns ``(alpha, n_iter)``.
+    Safeguarded Newton (Halley with a third derivative): steps stay inside a bracket [lo, hi]
+    that always holds the root of d1; a step that leaves it, or lands where the derivatives
+    overflow, is replaced by bisection; an unbounded bracket end grows geometrically.  Stops
+    when a step just taken, or the next Newton-type step (then alpha is within about that
+    step of the minimiser and the step is not taken), is below ``tol * (1 + |alpha|)``; so the
+    returned alpha is the last point evaluated unless a later trial overflowed.  |alpha| is
+    capped at ``max_step``, reached only when the objective keeps decreasing (e.g. separable
+    data).  Returns ``(alpha, evaluations)``.
     """
-    d1, d2 = derivatives(0.0) if start is None else start
-    if d1 == 0.0:
+    d = derivatives(0.0) if start is None else start
+    if d[0] == 0.0:
         return 0.0, 0
-    lo, hi = (0.0, math.inf) if d1 < 0.0 else (-math.inf, 0.0)
+    lo, hi = (0.0, math.inf) if d[0] < 0.0 else (-math.inf, 0.0)
     alpha = 0.0
     for it in range(1, max_iter + 1):
-        cand = alpha - d1 / d2 if 0.0 < d2 < math.inf else alpha - d1
+        cand, newton = _step(alpha, d)
+        if newton and lo < cand < hi and abs(cand - alpha) <= tol * (1.0 + abs(alpha)):
+            return alpha, it - 1
         if not lo < cand < hi:
             if math.isfinite(lo) and math.isfinite(hi):
                 cand = 0.5 * (lo + hi)
@@ -28,17 +48,17 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=
                 cand = 2.0 * lo + 1.0 if hi == math.inf else 2.0 * hi - 1.0
         cand = min(max(cand, -max_step), max_step)
         step = cand - alpha
-        n1, n2 = derivatives(cand)
-        if not (abs(n1) < math.inf and n2 < math.inf):
+        trial = derivatives(cand)
+        if not (abs(trial[0]) < math.inf and trial[1] < math.inf):
             if cand > alpha:  # overflow: the minimiser lies between alpha and cand
                 hi = cand
             else:
                 lo = cand
             continue
-        alpha, d1, d2 = cand, n1, n2
-        if d1 < 0.0:
+        alpha, d = cand, trial
+        if d[0] < 0.0:
             lo = alpha
-        elif d1 > 0.0:
+        elif d[0] > 0.0:
             hi = alpha
         else:
             return alpha, it

@@ -22,50 +22,76 @@ _FITS_KEPT = 8
 DECISIONS = ("argmax", "bayes")
 
 
+class _LossState:
+    """Per-sample exponential terms of the loss (the kernels' state), starting at f = 0."""
+
+    def __init__(self, kern, z, C, M, family, outer):
+        n, pairwise = len(z), family == kern.FAMILIES["pairwise"]
+        self.z, self.C, self.outer = z, C, outer
+        self.P, self.Q, self.scale = np.empty((n, M)), np.empty((n, M if pairwise else 0)), np.empty(n)
+        kern.load_state(np.zeros((n, M)), z, C, family, outer, self.P, self.Q, self.scale)
+
+
 class _CoordinateStep:
     """Kernel calls for updates of one predictor coordinate f_r (eqs. 30-32).
 
     The score direction v = y_{., r} / 2 takes few distinct values (three for the Helmert
     codewords), so the line search works on per-group sums prepared with the weights.  The
-    per-sample buffers in ``shared`` serve every coordinate, since the steps run one at a time.
+    per-sample weight buffers in ``shared`` serve every coordinate, since the steps run one
+    at a time.
     """
 
-    def __init__(self, kern, v, z, C, family, outer, shared):
-        self.kern, self.z, self.C = kern, z, C
-        self.family, self.outer = family, outer
+    def __init__(self, kern, v, z, family, shared):
+        self.kern, self.family = kern, family
         self.uniq, group = np.unique(v, return_inverse=True)
         self.group = np.ascontiguousarray(group, dtype=np.intp)
+        self.order = np.argsort(self.group, kind="stable").astype(np.intp)
+        self.starts = np.searchsorted(self.group[self.order], np.arange(len(self.uniq) + 1)).astype(np.intp)
         n, nu = len(z), len(self.uniq)
         pair = 2 if family == kern.FAMILIES["pairwise"] else 1
         self.off = np.ascontiguousarray(v[z]) if family == kern.FAMILIES["margin"] else np.zeros(n)
-        self.w, self.h, self.scale, self.work_prepare = shared
+        self.wh, self.g = shared
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
-        self.work_line = np.empty((n, pair * nu))
+        self.factors = np.empty((n, pair * nu))
+        self._factors_at = None  # the alpha whose factors are in self.factors
 
     @staticmethod
-    def shared_buffers(n, M, family, kern):
-        """Per-sample weights, curvatures, scales and exp scratch shared by all coordinates."""
-        pair = 2 if family == kern.FAMILIES["pairwise"] else 1
-        return np.empty(n), np.empty(n), np.empty(n), np.empty((n, pair * M))
+    def shared_buffers(n):
+        """Per-sample loss derivatives (weights first) and weak-learner values shared by all coordinates."""
+        return np.empty((3, n)), np.empty(n)
 
-    def prepare(self, S, with_loss=False):
-        """Boosting weights w^r (34)-(37) at scores S and the summed loss (if asked).
+    def prepare(self, state, with_loss=False):
+        """Boosting weights w^r (34)-(37) at the current state and the summed loss (if asked).
 
         Also fills the line-search groups.
         """
-        loss = self.kern.prepare_step(S, self.uniq, self.group, self.z, self.C, self.off,
-                                      self.family, self.outer, self.w, self.h, self.A, self.B,
-                                      self.scale, self.work_prepare, with_loss)
-        return self.w, loss
+        loss = self.kern.prepare_step(state.P, state.Q, state.scale, self.order, self.starts, self.uniq,
+                                      self.off, self.family, state.outer, self.wh, self.A, self.B,
+                                      with_loss)
+        return self.wh[0], loss
 
-    def line_search(self, g, tol, max_iter):
-        """alpha minimising the empirical risk along g (31), from the prepared groups."""
+    def line_search(self, Xs, learner, state, tol, max_iter):
+        """alpha minimising the empirical risk (31) along the weak learner's values g, and g.
+
+        Uses the groups and weights of :meth:`prepare`.
+        """
+        g = self.g
+        start = self.kern.line_start(Xs, learner.feature, learner.a, learner.b, self.wh, g)
+
         def derivatives(alpha):
-            return self.kern.line_derivatives(self.A, self.B, self.scale, self.uniq, self.off, g,
-                                              self.family, self.outer, alpha, self.work_line)
+            self._factors_at = alpha
+            return self.kern.line_derivatives(self.A, self.B, state.scale, self.uniq, self.off, g,
+                                              self.family, state.outer, alpha, self.factors)
 
-        start = (float(self.w @ g), float(self.h @ (g * g)))  # derivatives at alpha = 0
-        return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0]
+        return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0], g
+
+    def apply(self, state, g, alpha):
+        """Update (32) f_r += alpha g of the state, reusing the line search's last factors when they are at alpha."""
+        if self._factors_at != alpha:
+            self.kern.line_factors(self.uniq, self.off, g, self.family, alpha, self.factors)
+        self.kern.apply_step(state.P, state.Q, state.scale, state.z, state.C, self.factors,
+                             self.group, self.family, state.outer)
+        self._factors_at = None
 
 
 class MCBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -192,27 +218,26 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         Xs = np.ascontiguousarray((X - mu) / sd)
 
         n = X.shape[0]
-        S = np.zeros((n, M))
         coef = np.zeros((M - 1, X.shape[1]))
         intercept = np.zeros(M - 1)
         V = np.ascontiguousarray(0.5 * self.codewords_.T)  # row r: d S / d f_r
-        shared = _CoordinateStep.shared_buffers(n, M, family, kern)
-        steps = [_CoordinateStep(kern, V[r], z, kC, family, outer, shared) for r in range(M - 1)]
+        state = _LossState(kern, z, kC, M, family, outer)
+        shared = _CoordinateStep.shared_buffers(n)
+        steps = [_CoordinateStep(kern, V[r], z, family, shared) for r in range(M - 1)]
         train_loss = np.empty(self.n_estimators + 1)  # loss before each iteration, and at the end
         for t in range(self.n_estimators):
             for r, step in enumerate(steps):
-                w, total = step.prepare(S, with_loss=r == 0)
+                w, total = step.prepare(state, with_loss=r == 0)
                 if r == 0:
                     train_loss[t] = total / n
                 g = LinearWeakLearner.fit(Xs, w, self.backend)
                 if g is None or not g.derivative < 0:
                     continue
-                gx = g.predict(Xs)
-                alpha = step.line_search(gx, self.line_search_tol, self.line_search_max_iter)
-                kern.add_outer(S, gx, V[r], alpha)
+                alpha, gx = step.line_search(Xs, g, state, self.line_search_tol, self.line_search_max_iter)
+                step.apply(state, gx, alpha)
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
-        train_loss[-1] = steps[0].prepare(S, with_loss=True)[1] / n
+        train_loss[-1] = steps[0].prepare(state, with_loss=True)[1] / n
         coef = coef / sd
         return coef, intercept - coef @ mu, train_loss[1:]
 

@@ -48,24 +48,39 @@ def test_line_totals_match_loss_objects(name, alpha):
     assert got[2] == pytest.approx((up - dn) / (2 * h), rel=1e-6)
 
 
-def _prepared(mod, S, v, z, C, fam, out):
-    """Run prepare_step; returns the weights and a derivatives(alpha) closure over the groups."""
+def _groups(v):
     uniq, group = np.unique(v, return_inverse=True)
-    n, M, nu = S.shape[0], S.shape[1], len(uniq)
-    w, h, scale, A, B = np.empty(n), np.empty(n), np.empty(n), np.empty((n, nu)), np.empty((n, nu))
+    group = group.astype(np.intp)
+    order = np.argsort(group, kind="stable").astype(np.intp)
+    starts = np.searchsorted(group[order], np.arange(len(uniq) + 1)).astype(np.intp)
+    return uniq, group, order, starts
+
+
+def _state(mod, S, z, C, fam, out):
+    n, M = S.shape
+    P, Q, scale = np.empty((n, M)), np.empty((n, M if fam == 2 else 0)), np.empty(n)
+    mod.load_state(S, z, C, fam, out, P, Q, scale)
+    return P, Q, scale
+
+
+def _prepared(mod, S, v, z, C, fam, out):
+    """load_state + prepare_step; returns the weights and a derivatives(g) -> (alpha -> derivatives) factory."""
+    uniq, _, order, starts = _groups(v)
+    n, nu = S.shape[0], len(uniq)
+    P, Q, scale = _state(mod, S, z, C, fam, out)
+    wh, A, B = np.empty((3, n)), np.empty((n, nu)), np.empty((n, nu))
     off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(n)
-    total = mod.prepare_step(S, uniq, group.astype(np.intp), z, C, off, fam, out, w, h, A, B, scale,
-                             np.empty((n, 2 * M)), True)
-    # h: second derivative along the coordinate, i.e. the line curvature with g = 1
+    total = mod.prepare_step(P, Q, scale, order, starts, uniq, off, fam, out, wh, A, B, True)
+    # wh[1]: second derivative along the coordinate, i.e. the line curvature with g = 1
     g1 = np.ones(n)
-    assert np.sum(h) == pytest.approx(line_totals(S, g1, v, z, C, fam, out, 0.0)[2], rel=1e-10)
+    assert np.sum(wh[1]) == pytest.approx(line_totals(S, g1, v, z, C, fam, out, 0.0)[2], rel=1e-10)
     assert total == pytest.approx(line_totals(S, np.zeros(n), v, z, C, fam, out, 0.0)[0], rel=1e-10)
     work = np.empty((n, 2 * nu))
 
     def derivatives(g):
         return lambda alpha: mod.line_derivatives(A, B, scale, uniq, off, g, fam, out, alpha, work)
 
-    return w, (A, B, scale), derivatives
+    return wh[0], (A, B if fam == 2 else None, scale), derivatives
 
 
 @pytest.mark.parametrize("name", LOSSES)
@@ -77,13 +92,18 @@ def test_prepare_step_weights_are_eqs_34_37(name):
     w_ref, groups_ref, derivs_ref = _prepared(exp_losses_ref, S, v, z, kC, fam, out)
     np.testing.assert_allclose(w, w_ref, rtol=1e-12)
     for a, b in zip(groups, groups_ref):
-        np.testing.assert_allclose(a, b, rtol=1e-12)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-12)
     np.testing.assert_allclose(w, loss.grad(S, z, C) @ v, rtol=1e-10)
     g = np.random.default_rng(5).normal(size=len(z))
+    h = 1e-5
     for alpha in (0.0, 0.4, -2.0):
         exact = line_totals(S, g, v, z, kC, fam, out, alpha)[1:]
-        np.testing.assert_allclose(derivs(g)(alpha), exact, rtol=1e-9)
-        np.testing.assert_allclose(derivs_ref(g)(alpha), exact, rtol=1e-9)
+        d3 = (line_totals(S, g, v, z, kC, fam, out, alpha + h)[2]
+              - line_totals(S, g, v, z, kC, fam, out, alpha - h)[2]) / (2 * h)
+        for d in (derivs(g)(alpha), derivs_ref(g)(alpha)):
+            np.testing.assert_allclose(d[:2], exact, rtol=1e-9)
+            assert d[2] == pytest.approx(d3, rel=1e-5)
 
 
 def test_gel_weights_hand_formula_eq34():
@@ -128,9 +148,41 @@ def test_line_search_survives_overflowing_trial_steps():
         assert line_totals(S, g, v, z, C, fam, out, a)[0] <= line_totals(S, g, v, z, C, fam, out, 0.0)[0]
 
 
-def test_add_outer_matches_reference():
-    S, _, _, g, v = _problem(6)
-    S2 = S.copy()
-    exp_losses.add_outer(S, g, v, 0.37)
-    exp_losses_ref.add_outer(S2, g, v, 0.37)
-    np.testing.assert_allclose(S, S2, rtol=1e-14)
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("alpha", [0.8, -1.7])
+def test_apply_step_is_the_state_at_the_updated_scores(name, alpha):
+    """Update (32) by the line search's factors equals loading the state at S + alpha g v^T."""
+    S, z, C, g, v = _problem(6, scale=2.0)
+    _, fam, out = _codes(name)
+    C = get_loss(name).kernel_costs(C)
+    uniq, group, _, _ = _groups(v)
+    off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(len(z))
+    expected = _state(exp_losses_ref, S + alpha * np.outer(g, v), z, C, fam, out)
+    for mod in (exp_losses, exp_losses_ref):
+        P, Q, scale = _state(mod, S, z, C, fam, out)
+        factors = np.empty((len(z), 2 * len(uniq) if fam == 2 else len(uniq)))
+        mod.line_factors(uniq, off, g, fam, alpha, factors)
+        mod.apply_step(P, Q, scale, z, C, factors, group, fam, out)
+        for got, want in zip((P, Q, scale), expected):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
+
+
+def test_state_keeps_underflowing_terms_at_the_floor():
+    """A costly term e^-800 below the largest stays at e^-700 (times its cost), not 0; zero costs stay 0."""
+    S = np.array([[0.0, -800.0, 5.0]])
+    z = np.array([2], dtype=np.intp)
+    C = np.array([[0, 1, 1], [1, 0, 1], [2.0, 3.0, 0]])
+    for mod in (exp_losses, exp_losses_ref):
+        P, _, scale = _state(mod, S, z, C, 0, 0)
+        np.testing.assert_allclose(P[0], [1.0, 3.0 * np.exp(-700.0), 0.0], rtol=1e-12)
+        assert scale[0] == pytest.approx(2.0 * np.exp(-5.0), rel=1e-12)
+
+
+def test_line_start_matches_reference():
+    rng = np.random.default_rng(7)
+    X, wh = rng.normal(size=(40, 3)), rng.normal(size=(3, 40))
+    g, g_ref = np.empty(40), np.empty(40)
+    got = exp_losses.line_start(X, 1, 0.7, -0.2, wh, g)
+    want = exp_losses_ref.line_start(X, 1, 0.7, -0.2, wh, g_ref)
+    np.testing.assert_allclose(g, 0.7 * X[:, 1] - 0.2, rtol=1e-14)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
