@@ -296,16 +296,16 @@ def line_derivatives(const double[:, ::1] A, const double[:, ::1] B, const doubl
     return t1, t2, t3
 
 
-def line_start(const double[:, ::1] X, Py_ssize_t feature, double a, double b,
-               const double[:, ::1] wh, double[::1] g):
-    """Fill ``g`` with the weak learner g_i = a X[i, feature] + b and return the line's first three
-    derivatives at alpha = 0, sum_i wh[p, i] g_i^(p+1), from :func:`prepare_step`'s ``wh``.
+def line_start(const double[::1] x, double a, double b, const double[:, ::1] wh, double[::1] g):
+    """Fill ``g`` with the weak learner g_i = a x_i + b (``x``: the chosen feature's column) and
+    return the line's first three derivatives at alpha = 0, sum_i wh[p, i] g_i^(p+1), from
+    :func:`prepare_step`'s ``wh``.
     """
-    cdef Py_ssize_t i, n = X.shape[0]
+    cdef Py_ssize_t i, n = x.shape[0]
     cdef double gi, d1 = 0.0, d2 = 0.0, d3 = 0.0
     with nogil:
         for i in range(n):
-            gi = a * X[i, feature] + b
+            gi = a * x[i] + b
             g[i] = gi
             d1 += wh[0, i] * gi
             d2 += wh[1, i] * gi * gi

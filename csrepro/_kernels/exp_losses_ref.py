@@ -136,7 +136,7 @@ def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work):
     return tuple(float(np.sum(t)) for t in d)
 
 
-def line_start(X, feature, a, b, wh, g):
-    """Fill ``g`` with a X[:, feature] + b; return sum_i wh[p, i] g_i^(p+1), the line's derivatives at 0."""
-    g[:] = a * X[:, feature] + b
+def line_start(x, a, b, wh, g):
+    """Fill ``g`` with a x + b; return sum_i wh[p, i] g_i^(p+1), the line's derivatives at 0."""
+    g[:] = a * x + b
     return tuple(float(np.sum(wh[p] * g ** (p + 1))) for p in range(3))

@@ -70,13 +70,13 @@ class _CoordinateStep:
                                       with_loss)
         return self.wh[0], loss
 
-    def line_search(self, Xs, learner, state, tol, max_iter):
+    def line_search(self, columns, learner, state, tol, max_iter):
         """alpha minimising the empirical risk (31) along the weak learner's values g, and g.
 
         Uses the groups and weights of :meth:`prepare`.
         """
         g = self.g
-        start = self.kern.line_start(Xs, learner.feature, learner.a, learner.b, self.wh, g)
+        start = self.kern.line_start(columns[learner.feature], learner.a, learner.b, self.wh, g)
 
         def derivatives(alpha):
             self._factors_at = alpha
@@ -216,6 +216,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         sd = X.std(axis=0)
         sd[sd == 0] = 1.0
         Xs = np.ascontiguousarray((X - mu) / sd)
+        columns = np.ascontiguousarray(Xs.T)  # contiguous feature columns for the line search
 
         n = X.shape[0]
         coef = np.zeros((M - 1, X.shape[1]))
@@ -233,7 +234,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
                 g = LinearWeakLearner.fit(Xs, w, self.backend)
                 if g is None or not g.derivative < 0:
                     continue
-                alpha, gx = step.line_search(Xs, g, state, self.line_search_tol, self.line_search_max_iter)
+                alpha, gx = step.line_search(columns, g, state, self.line_search_tol, self.line_search_max_iter)
                 step.apply(state, gx, alpha)
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
