@@ -26,6 +26,8 @@ EXP_LIMIT = 700.0
 #: :func:`ada_losses` is exact within this fraction of T+ + T- of the smallest loss: 1000 times the relative
 #: tie tolerance (1e-12) of the weak learners' choice (``csrepro.weak.splits.first_min``, ``trees.RTOL``)
 SELECTION_SLACK = 1e-9
+#: fewest candidates for which :func:`ada_losses` bounds the losses instead of solving all (measured break-even)
+PRUNE_MIN = 4096
 
 
 def check_costs(C1, C2) -> tuple[float, float]:
@@ -83,7 +85,8 @@ def ada_losses(b, d, Tp, Tm, C1, C2, backend="cython") -> np.ndarray:
     (T+ + T-) of the smallest loss or be the largest; every other entry is a lower bound of its
     loss, above smallest + ``SELECTION_SLACK`` (T+ + T-) and below the largest.  So the smallest and
     largest entries, and the candidates near the smallest, are those of :func:`ada_steps`, and
-    only these candidates are solved:
+    only these candidates are solved (all of them when C1 = C2, closed form, or when there are fewer
+    than ``PRUNE_MIN``):
 
     * L'(0) >= 1e-9 (C1 T+ + C2 T-): alpha = 0 and the loss is (T+ - b) + b + (T- - d) + d, the
       kernel's sum at alpha = 0 (its exponentials are 1);
@@ -100,6 +103,8 @@ def ada_losses(b, d, Tp, Tm, C1, C2, backend="cython") -> np.ndarray:
     b, d = np.asarray(b, dtype=np.float64), np.asarray(d, dtype=np.float64)
     if b.shape != d.shape or b.ndim != 1:
         raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
+    if C1 == C2 or len(b) < PRUNE_MIN:  # closed-form steps, or too few candidates to repay the bounds
+        return ada_steps(b, d, Tp, Tm, C1, C2, backend=backend)[1]
     Tp, Tm = float(Tp), float(Tm)
     T, amax = Tp + Tm, 30.0 / max(C1, C2)
     loss = np.empty_like(b)
