@@ -45,11 +45,13 @@ class DatasetOverrides:
 
     ``dataset`` makes the key an alias: an id that is not in the registry, naming the registry
     dataset it loads (e.g. ``bupa_o40: {dataset: bupa, protocol: {label_noise: 0.4}}``).
+    ``n_trials`` replaces ``exp.n_trials`` (e.g. the number of examples for leave-one-out).
     """
 
     dataset: str | None = None
     protocol: dict[str, Any] = field(default_factory=dict)
     cost: dict[str, Any] = field(default_factory=dict)
+    n_trials: int | None = None
 
 
 @dataclass
@@ -170,6 +172,10 @@ def validate_config(cfg, metric_names) -> DictConfig:
         raise ConfigError(f"exp.datasets lists a dataset twice: {list(exp.datasets)}; list each once")
     if exp.n_trials < 1:
         raise ConfigError(f"exp.n_trials must be >= 1, got {exp.n_trials}")
+    for dataset, over in exp.per_dataset.items():
+        if over.n_trials is not None and over.n_trials < 1:
+            raise ConfigError(f"exp.per_dataset.{dataset}.n_trials must be >= 1 (or left out for exp.n_trials), "
+                              f"got {over.n_trials}")
     _check_choices("exp.metrics", exp.metrics, metric_names)
     if not exp.methods:
         raise ConfigError(f"exp.methods is empty; add e.g. 'exp.methods={{mcboost: {{}}}}'; "

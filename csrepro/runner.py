@@ -183,10 +183,14 @@ def trial_split(plan: DatasetPlan, t: int, data_root, download: bool) -> tuple[i
     """(index in its draw, split seed, train rows, test rows) of trial ``t`` (draws: see csrepro.trials).
 
     The protocol's ``train_size`` subsamples each training part (seeded by the draw's split seed).
+    Leave-one-out has a single draw: a trial beyond it is an error, not a repeat.
     """
     protocol = canonical_json(plan.protocol)
     first = _splits(plan.source, data_root, download, protocol, split_seed(plan.exp, plan.source, 0))
     draw, index = divmod(t, len(first))
+    if draw and plan.protocol.get("name") == "loo":
+        raise ValueError(f"{plan.dataset}: trial {t} but leave-one-out has only {len(first)} splits (one per "
+                         f"example); set its n_trials (exp.per_dataset.{plan.dataset}.n_trials) to {len(first)}")
     seed = split_seed(plan.exp, plan.source, draw)
     split = _splits(plan.source, data_root, download, protocol, seed)[index]
     return index, seed, split[0], split[-1]

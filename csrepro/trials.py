@@ -103,7 +103,9 @@ def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
         chash = config_hash(exp.name, protocol, cost, standardize, metrics)
         plans[dataset] = DatasetPlan(exp.name, exp.paper, dataset, protocol, cost, standardize, metrics, chash,
                                      source_dataset(exp, dataset))
-        for t in range(exp.n_trials):
+        over = exp.per_dataset[dataset] if dataset in exp.per_dataset else None
+        n_trials = over.n_trials if over is not None and over.n_trials is not None else exp.n_trials
+        for t in range(n_trials):
             for entry in entries:
                 trials.append(Trial(
                     dataset=dataset, trial=t, method=entry.id, params_json=entry.params_json, config_hash=chash,

@@ -132,6 +132,22 @@ def test_dataset_alias_errors(tmp_path):
         validate_config(config(tmp_path, per_dataset={"sk_iris": {"dataset": "sk_wine"}}), runner.METRICS)
 
 
+def test_per_dataset_n_trials_runs_a_whole_leave_one_out_pass(tmp_path):
+    """``per_dataset.<id>.n_trials`` with a loo protocol: every example tested once; one trial more is an error."""
+    per = {"iris_loo": {"dataset": "sk_iris", "protocol": {"name": "loo"}, "n_trials": 150}}
+    rows = runner.run_experiment(config(tmp_path, datasets=["sk_iris", "iris_loo"], per_dataset=per))
+    loo = rows[rows["dataset"] == "iris_loo"]
+    assert len(loo) == 150 and set(loo["n_test"]) == {1} and set(loo["n_train"]) == {149}
+    assert (rows["dataset"] == "sk_iris").sum() == 1  # exp.n_trials for the others
+    assert loo["errors"].sum() == 150  # the majority of 149 rows is never the left-out example's class
+    with pytest.raises(ConfigError, match=r"per_dataset.iris_loo.n_trials must be >= 1"):
+        validate_config(config(tmp_path, datasets=["iris_loo"], per_dataset={"iris_loo": {**per["iris_loo"], "n_trials": 0}}),
+                        runner.METRICS)
+    per["iris_loo"]["n_trials"] = 151
+    with pytest.raises(ValueError, match=r"leave-one-out has only 150 splits.*n_trials\) to 150"):
+        runner.run_experiment(config(tmp_path / "more", datasets=["iris_loo"], per_dataset=per))
+
+
 def test_train_size_subsamples_training_parts_per_trial(tmp_path):
     per = {"bc_half": {"dataset": "sk_breast_cancer", "protocol": {"train_size": 0.5}},
            "bc_10": {"dataset": "sk_breast_cancer", "protocol": {"train_size": 10}}}

@@ -47,14 +47,17 @@ def _select(cfg, key, default=None):
 
 
 def rate_totals(store: pd.DataFrame, table: dict) -> pd.DataFrame:
-    """(dataset, column, rate index) -> mean of ``table["metric"]`` over trials x ``scale``, shape (d, c, r) as a frame."""
+    """(dataset, column, rate index) -> mean of ``table["metric"]`` over trials x ``scale`` (``"trials"``:
+    the number of trials, i.e. the total), shape (d, c, r) as a frame."""
     rows = []
     for column, ids in table["combine"].items():
         for k, method in enumerate(ids):
             sel = store[(store["method"] == method) & store["dataset"].isin(table["rows"])]
             sel = sel.drop_duplicates(TRIAL_KEY, keep="last")
             for dataset, g in sel.groupby("dataset"):
-                value = pd.to_numeric(g[table["metric"]], errors="coerce").mean() * table.get("scale", 1.0)
+                scale = table.get("scale", 1.0)
+                values = pd.to_numeric(g[table["metric"]], errors="coerce")
+                value = values.mean() * (values.count() if scale == "trials" else scale)
                 rows.append({"dataset": dataset, "column": column, "rate": k, "value": value})
     return pd.DataFrame(rows, columns=["dataset", "column", "rate", "value"])
 

@@ -25,8 +25,9 @@ class TableSpec:
     ``combine`` maps a column id to the store method ids whose values are averaged per (dataset,
     trial) to make that column's trial value (e.g. one method at several target detection
     rates); a trial counts only when all of them have a value.  ``scale`` multiplies the means
-    and standard errors, e.g. by the number of trials in one pass of a k-fold or leave-one-out
-    protocol to report a total over the dataset.
+    and standard errors, e.g. by the number of trials in one pass of a k-fold protocol to report
+    a total over the dataset; ``scale: trials`` multiplies each cell by its own number of trials
+    (a total over one pass whatever its length, e.g. leave-one-out; ``kind`` "cells" only).
 
     ``kind`` "derived" or "wins" computes cells as csrepro.report.derived describes: ``derive``
     maps a column to its rule ({stat, family, reference, method}), ``families`` holds the grid
@@ -45,7 +46,7 @@ class TableSpec:
     alpha: float = 0.05
     higher_is_better: bool = False
     combine: dict[str, list[str]] = field(default_factory=dict)
-    scale: float = 1.0
+    scale: float | str = 1.0
     kind: str = "cells"
     derive: dict[str, dict] = field(default_factory=dict)
     families: dict[str, dict] = field(default_factory=dict)
@@ -61,8 +62,11 @@ class TableSpec:
         if len(members) != len(set(members)):
             raise ValueError(f"table {self.id!r}: a method id feeds two columns through combine {self.combine}; "
                              "give each store method id to one column only")
-        if not (np.isfinite(self.scale) and self.scale > 0):
-            raise ValueError(f"table {self.id!r}: scale must be a finite number > 0, got {self.scale!r}")
+        if self.scale == "trials":
+            if self.kind != "cells":
+                raise ValueError(f"table {self.id!r}: scale 'trials' is for tables of kind 'cells', not {self.kind!r}")
+        elif isinstance(self.scale, str) or not (np.isfinite(self.scale) and self.scale > 0):
+            raise ValueError(f"table {self.id!r}: scale must be a finite number > 0 or 'trials', got {self.scale!r}")
 
     @property
     def slug(self) -> str:
@@ -174,7 +178,8 @@ def reproduce(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
     values = _trial_values(store, spec)
     stats = [(d, m, *mean_se(g["value"]), len(g)) for (d, m), g in values.groupby(["dataset", "method"])]
     cells = pd.DataFrame(stats, columns=["row", "column", "reproduced", "reproduced_se", "n"])
-    cells[["reproduced", "reproduced_se"]] *= spec.scale
+    factor = cells["n"] if spec.scale == "trials" else spec.scale
+    cells[["reproduced", "reproduced_se"]] = cells[["reproduced", "reproduced_se"]].mul(factor, axis=0)
     bold = _bold(values, spec)
     cells["bold"] = [(r, c) in bold for r, c in zip(cells["row"], cells["column"], strict=True)]
     means = cells.pivot(index="row", columns="column", values="reproduced").reindex(index=spec.rows,
@@ -271,10 +276,16 @@ def _rule_text(column: str, rule: dict) -> str:
             "argmax_gain": f"{column} = grid value of the largest gain of {family} over {ref}"}.get(stat, stat)
 
 
+def _scale_text(scale) -> str:
+    if scale == "trials":
+        return "; mean and standard error multiplied by the cell's number of trials (a total over the pass)"
+    return f"; mean and standard error multiplied by {scale:g}" if scale != 1 else ""
+
+
 def _legend(spec: TableSpec, published: pd.DataFrame, style: _Style, rule: str) -> str:
     sources = "; ".join(dict.fromkeys(published.loc[published["table"] == spec.id, "source"])) or "none"
     derived = "".join([f"; a trial's {c} value is the mean over {', '.join(ms)}" for c, ms in spec.combine.items()]
-                      + [f"; mean and standard error multiplied by {spec.scale:g}" if spec.scale != 1 else ""]
+                      + [_scale_text(spec.scale)]
                       + [f"; {_rule_text(c, r)}" for c, r in spec.derive.items()]
                       + ["; wins_<group> = datasets of the group where the row's method has the smallest mean (ties "
                          f"count for each), {spec.metric}_<group> = mean over the group's datasets"

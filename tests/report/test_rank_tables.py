@@ -25,6 +25,12 @@ def test_rate_totals_scale_the_trial_means(totals):
     assert v[("d1", "new", 0)] == 10 and v[("d2", "base", 1)] == 20
 
 
+def test_rate_totals_scale_trials_sums_over_trials():
+    store = pd.DataFrame([{"dataset": "d1", "method": "new[r=1]", "trial": t, "errors": e} for t, e in enumerate([1, 0, 2])])
+    totals = rate_totals(store, {**TABLE, "scale": "trials", "combine": {"new": ["new[r=1]"]}})
+    assert totals["value"].tolist() == [3.0]
+
+
 def test_ranks_per_rate_by_hand(totals):
     entry = {"id": "T2", "rows": ["r1", "r2"], "rank_columns": ["new", "old", "base"], "columns": ["new", "old"]}
     cells = rank_cells(totals, entry, ["d1", "d2"]).set_index(["row", "column"])["reproduced"]

@@ -41,6 +41,18 @@ def test_scale_multiplies_mean_and_se_not_bolding():
     assert list(c1["bold"]) == list(c0["bold"])
 
 
+def test_scale_trials_gives_totals_over_each_cells_trials():
+    """``scale: trials``: each cell times its own number of trials (a leave-one-out total whatever the set size)."""
+    spec = TableSpec(id="T", metric="errors", rows=["a", "b"], columns=["m", "s"], avg_rank=False,
+                     combine={"m": ["m_r1", "m_r2"]}, scale="trials")
+    cells = reproduce(store(), spec)
+    assert cell(cells, "a", "m")["reproduced"] == pytest.approx(12.0)  # 2 + 4 + 6
+    assert cell(cells, "b", "m")["reproduced"] == pytest.approx(2.0)  # two complete trials: 1 + 1
+    assert cell(cells, "a", "m")["reproduced_se"] == pytest.approx(3 * 2.0 / np.sqrt(3))
+    with pytest.raises(ValueError, match="scale 'trials' is for tables of kind 'cells'"):
+        TableSpec(id="T", metric="errors", rows=["a"], columns=["m"], scale="trials", kind="derived")
+
+
 def test_spec_from_config_and_invalid_options():
     empty = pd.DataFrame(columns=["table", "row", "column", "unit", "row_label", "column_label"])
     (spec,) = table_specs([{"id": "T", "metric": "errors", "rows": ["a"], "columns": ["m"], "scale": 5,
@@ -48,5 +60,6 @@ def test_spec_from_config_and_invalid_options():
     assert (spec.scale, spec.combine) == (5, {"m": ["m_r1", "m_r2"]})
     with pytest.raises(ValueError, match="two columns"):
         TableSpec(id="T", metric="errors", rows=["a"], columns=["m", "s"], combine={"m": ["s"]})
-    with pytest.raises(ValueError, match="scale"):
-        TableSpec(id="T", metric="errors", rows=["a"], columns=["m"], scale=0)
+    for bad in (0, "all"):
+        with pytest.raises(ValueError, match="scale"):
+            TableSpec(id="T", metric="errors", rows=["a"], columns=["m"], scale=bad)
