@@ -2,7 +2,9 @@
 
 One small dataset (echocardiogram, 62 examples), two of the ten outer folds, a few methods with
 fewer iterations: checks the wiring (rate ids combined per column, fold means scaled to totals,
-errors = misses + false positives, rank/wins hook writing comparison rows), not the numbers.
+errors = misses + false positives, rank/wins hook writing comparison rows), not the numbers;
+and the leave-one-out configs (conf/exp/cs_boost_uci_{stumps,trees}_loo.yaml): one trial per
+example of each set.
 """
 
 from pathlib import Path
@@ -31,11 +33,14 @@ def _mirror_has(dataset):
 pytestmark = pytest.mark.skipif(not _mirror_has(DATASET), reason=f"data mirror with {DATASET} not found")
 
 
-def _run(tmp_path, exp, keep, n_estimators):
-    overrides = [f"+exp={exp}", f"exp.datasets=[{DATASET}]", "exp.n_trials=2", f"results.root={tmp_path}",
-                 "runner.n_jobs=1", "runner.progress=false"]
+def _compose(overrides):
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
-        cfg = compose("config", overrides=overrides)
+        return compose("config", overrides=overrides)
+
+
+def _run(tmp_path, exp, keep, n_estimators, n_trials="exp.n_trials=2"):
+    cfg = _compose([f"+exp={exp}", f"exp.datasets=[{DATASET}]", n_trials, f"results.root={tmp_path}",
+                    "runner.n_jobs=1", "runner.progress=false"])
     with open_dict(cfg):
         for key in list(cfg.exp.methods):
             if key not in keep:
@@ -58,9 +63,32 @@ def test_reduced_table(tmp_path, exp, table, keep, n_est):
     cells = comparison[(comparison["table"] == table) & (comparison["row"] == DATASET)].set_index("column")
     got = cells["reproduced"].dropna()
     assert set(got.index) == set(keep)
-    for column in keep:  # cell = 10 x mean over the two folds of the rate-averaged errors
+    for column in keep:  # cell = total over the trials run (scale: trials) of the rate-averaged errors
         ids = rows[rows["method"].str.startswith(column + "[")]
-        assert got[column] == pytest.approx(10 * ids.groupby("trial")["errors"].mean().mean())
+        assert got[column] == pytest.approx(ids.groupby("trial")["errors"].mean().sum())
     merged = pd.read_csv(out / "comparison.csv")
     assert {"Table VI.2" if table == "Table VI.1" else "Table VI.4"} <= set(merged["table"])
     assert (out / "figures" / "rank_per_detection_rate.png").is_file()
+
+
+@pytest.mark.parametrize("table", ["stumps", "trees"])
+def test_loo_configs_test_every_example_once(table):
+    cfg = _compose([f"+exp=cs_boost_uci_{table}_loo"])
+    base = _compose([f"+exp=cs_boost_uci_{table}"])
+    assert cfg.exp.methods == base.exp.methods and cfg.exp.report == base.exp.report
+    assert sum(cfg.exp.per_dataset[d].n_trials for d in cfg.exp.datasets) == 4390
+    for d in cfg.exp.datasets:
+        assert cfg.exp.per_dataset[d].protocol.name == "loo"
+        if _mirror_has(d):
+            from csrepro.data.loaders import load_dataset
+            assert cfg.exp.per_dataset[d].n_trials == len(load_dataset(d).y), d
+
+
+def test_reduced_loo_pass_gives_totals(tmp_path):
+    """Three leave-one-out trials of echocardiogram: one test example each, the cell their total."""
+    rows, comparison, _ = _run(tmp_path, "cs_boost_uci_stumps_loo", ("cs_real",), 5,
+                               n_trials=f"exp.per_dataset.{DATASET}.n_trials=3")
+    assert len(rows) == 3 * 5 and set(rows["n_test"]) == {1}
+    cell = comparison[(comparison["table"] == "Table VI.1") & (comparison["row"] == DATASET)
+                      & (comparison["column"] == "cs_real")]["reproduced"].item()
+    assert cell == pytest.approx(rows.groupby("trial")["errors"].mean().sum())
