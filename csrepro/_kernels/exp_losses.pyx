@@ -20,13 +20,13 @@ per-sample sums (the "groups" of the distinct values ``uniq`` of v).
 """
 
 from libc.math cimport exp, log1p, INFINITY
+import numpy as np
 
 cdef extern from *:
     """
     static inline double csr_max(double a, double b) { return a > b ? a : b; }  /* one maxsd, no branch */
     """
     double csr_max(double a, double b) noexcept nogil
-import numpy as np
 
 # Arguments of the vectorised exp are floored here: exp(-700) ~ 1e-304 relative to the
 # largest term changes no sum, and it keeps NumPy's SIMD exp off its slow underflow path
