@@ -30,6 +30,7 @@ __all__ = [
     "probabilistic_confusion",
     "ranks",
     "risk",
+    "zero_crossing",
 ]
 
 
@@ -206,6 +207,22 @@ def detection_at_rate(y_true, scores, target, pos_label=None):
     k = int(np.ceil(target * len(s_pos) * (1 - 1e-12)))  # guard 0.9 * 10 = 9.000000000000002
     threshold = np.sort(s_pos)[::-1][max(k, 1) - 1]
     return detection_stats(y_true, scores, threshold, pos_label)
+
+
+def zero_crossing(estimator, lo=-4.0, hi=4.0, n=8001) -> float:
+    """Zero crossing x* of a fitted binary classifier of one feature: the threshold t on a grid of
+    [lo, hi] whose rule sign(x - t) best agrees with sign F(x), F its ``decision_function``
+    (Masnadi-Shirazi thesis, Sec. VI.E.1).
+
+    For a monotone F this is its zero crossing; for the step functions of stumps and histograms
+    it is the crossing that explains the most of the decision (robust to small wiggles).
+    """
+    grid = np.linspace(lo, hi, n)
+    positive = np.asarray(estimator.decision_function(grid[:, None])) > 0
+    # disagreements of sign(x - grid[k]) with F: positives left of k plus negatives from k on
+    left_pos = np.concatenate([[0], np.cumsum(positive)])[:-1]
+    right_neg = np.cumsum((~positive)[::-1])[::-1]
+    return float(grid[int(np.argmin(left_pos + right_neg))])
 
 
 # ----------------------------------------------------------------------------- summaries and tests

@@ -85,6 +85,7 @@ METRICS = {
     "false_positives": lambda p: int(np.sum((p.y_true == 0) & (p.y_pred == 1))),  # binary: classes[1] is positive
     "misses": lambda p: int(np.sum((p.y_true == 1) & (p.y_pred == 0))),
     "cost_total": lambda p: float(np.sum(p.C[p.y_true, p.y_pred])),
+    "zero_crossing": lambda p: metrics.zero_crossing(p.estimator),  # one-feature binary problems (Figure VI.2)
 }
 
 

@@ -1,17 +1,19 @@
 """Figure VI.2 of the Masnadi-Shirazi thesis (Sec. VI.E.1): zero crossings of cost-sensitive boosters.
 
-Two unit-variance Gaussian classes at -1 (y = -1) and +1 (y = +1), ``n_per_class`` samples each;
-for C2 = 1 and a range of C1 each booster is trained for ``n_estimators`` iterations and its zero
-crossing x* is compared with the optimal one.  With P(y = 1 | x) = 1/(1 + e^{-2x}) (VI.55), the
-cost-sensitive boundary P(1 | x*) = C2/(C1 + C2) (VI.54) is at x* = 1/2 log(C2/C1) = T/2 with
-T = log(C2/C1) (VI.7) (the thesis prints -T/2; see experiments/cs_boost/NOTES.md).  Panel a puts
-(x*, C2/(C1 + C2)) on the true posterior curve, panel b the optimal against the learned x*.
-The experiment is small (seconds), so it runs inside the figure function from the config's
-``report.figure_vi2`` block; the crossings are also written to ``figure_vi2_zero_crossings.csv``.
+Two unit-variance Gaussian classes at -1 (y = 0) and +1 (y = 1) (registry ``gaussians_1d``); for
+C2 = 1 and a range of C1 each booster is trained for a few iterations and its zero crossing x*
+(the runner's ``zero_crossing`` metric, :func:`csrepro.metrics.zero_crossing`) is compared with the
+optimal one.  With P(y = 1 | x) = 1/(1 + e^{-2x}) (VI.55), the cost-sensitive boundary
+P(1 | x*) = C2/(C1 + C2) (VI.54) is at x* = 1/2 log(C2/C1) = T/2 with T = log(C2/C1) (VI.7) (the
+thesis prints -T/2; see experiments/cs_boost/NOTES.md).  Panel a puts (x*, C2/(C1 + C2)) on the true
+posterior curve, panel b the optimal against the learned x*.  The crossings come from the store
+(conf/exp/cs_boost_synthetic.yaml: one method id per booster and C1) and are also written to
+``figure_vi2_zero_crossings.csv``, their deviations to ``figure_vi2_deviation.csv``.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import matplotlib
@@ -21,55 +23,24 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from csrepro.boosting.cs_methods import make_base
 from csrepro.report.figures import save_png
 
-DEFAULTS = {
-    "n_per_class": 10_000,
-    "n_estimators": 5,
-    "log_C1": [-4.0, 4.0, 17],  # np.linspace(start, stop, num) of log C1; C2 = 1
-    "seed": 0,
-    "methods": {"cs_adaboost": {"weak_learner": "stump"},
-                "cs_realboost": {"weak_learner": "histogram"},
-                "cs_logitboost": {"weak_learner": "line"}},
-}
-LABELS = {"cs_adaboost": "CS-Ada", "cs_realboost": "CS-Real", "cs_logitboost": "CS-Logit"}
+LABELS = {"cs_ada": "CS-Ada", "cs_real": "CS-Real", "cs_logit": "CS-Logit"}
 
 
-def gaussian_problem(n_per_class, seed):
-    """X (2n, 1) and y in {0, 1}: N(-1, 1) for y = 0, N(+1, 1) for y = 1 (Sec. VI.E.1)."""
-    rng = np.random.default_rng(seed)
-    X = np.concatenate([rng.normal(-1.0, 1.0, n_per_class), rng.normal(1.0, 1.0, n_per_class)])[:, None]
-    return X, np.repeat([0, 1], n_per_class)
-
-
-def zero_crossing(model, lo=-4.0, hi=4.0, n=8001) -> float:
-    """The threshold t whose rule sign(x - t) best agrees with sign F(x) on a grid of [lo, hi].
-
-    For a monotone F this is its zero crossing; for the step functions of stumps and histograms
-    it is the crossing that explains the most of the decision (robust to small wiggles).
-    """
-    grid = np.linspace(lo, hi, n)
-    positive = model.decision_function(grid[:, None]) > 0
-    # disagreements of sign(x - grid[k]) with F: positives left of k plus negatives from k on
-    left_pos = np.concatenate([[0], np.cumsum(positive)])[:-1]
-    right_neg = np.cumsum((~positive)[::-1])[::-1]
-    return float(grid[int(np.argmin(left_pos + right_neg))])
-
-
-def zero_crossings(settings: dict | None = None) -> pd.DataFrame:
-    """One row per (method, C1): x_star, the optimal x_opt = 1/2 log(C2/C1), and their difference."""
-    s = {**DEFAULTS, **(settings or {})}
-    X, y = gaussian_problem(int(s["n_per_class"]), int(s["seed"]))
+def crossings_from_store(store: pd.DataFrame) -> pd.DataFrame:
+    """One row per stored (method, C1) with a ``zero_crossing``: x_star, the optimal x_opt = 1/2 log(C2/C1),
+    their difference and the posterior target C2/(C1 + C2); ``method`` is the id's family (``cs_ada[C1=2]``
+    -> ``cs_ada``), C2 = 1 unless the params give it."""
     rows = []
-    for method, params in s["methods"].items():
-        for log_c1 in np.linspace(*s["log_C1"][:2], int(s["log_C1"][2])):
-            C1 = float(np.exp(log_c1))
-            model = make_base(method, C1=C1, C2=1.0, n_estimators=int(s["n_estimators"]), **params).fit(X, y)
-            x_star, x_opt = zero_crossing(model), 0.5 * np.log(1.0 / C1)
-            rows.append({"method": method, "C1": C1, "C2": 1.0, "x_star": x_star, "x_opt": x_opt,
-                         "deviation": x_star - x_opt, "posterior_target": 1.0 / (1.0 + C1)})
-    return pd.DataFrame(rows)
+    for _, r in store.dropna(subset=["zero_crossing"]).iterrows():
+        params = json.loads(r["params"])
+        C1, C2 = float(params["C1"]), float(params.get("C2", 1.0))
+        x_opt = 0.5 * np.log(C2 / C1)
+        rows.append({"method": r["method"].split("[")[0], "C1": C1, "C2": C2, "x_star": r["zero_crossing"],
+                     "x_opt": x_opt, "deviation": r["zero_crossing"] - x_opt, "posterior_target": C2 / (C1 + C2)})
+    columns = ["method", "C1", "C2", "x_star", "x_opt", "deviation", "posterior_target"]
+    return pd.DataFrame(rows, columns=columns).sort_values(["method", "C1"], kind="stable").reset_index(drop=True)
 
 
 def summarise(crossings: pd.DataFrame) -> pd.DataFrame:
@@ -79,12 +50,10 @@ def summarise(crossings: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_figure_vi2(out_dir, store, cfg) -> list[Path]:
-    """Figure VI.2 a/b from ``exp.report.figure_vi2`` settings (defaults: :data:`DEFAULTS`)."""
-    from omegaconf import OmegaConf
-
-    block = OmegaConf.select(cfg, "exp.report.figure_vi2")
-    settings = OmegaConf.to_container(block, resolve=True) if block is not None else {}
-    crossings = zero_crossings(settings)
+    """Figure VI.2 a/b from the stored zero crossings (nothing when the store has none)."""
+    crossings = crossings_from_store(store)
+    if crossings.empty:
+        return []
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     crossings.to_csv(out_dir / "figure_vi2_zero_crossings.csv", index=False, float_format="%.6g")

@@ -486,6 +486,15 @@ def _two_gaussians_pool() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate([X_train, X_test]), np.concatenate([y_train, y_test]), mask
 
 
+def _gaussians_1d() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Thesis Sec. VI.E.1 problem: N(-1, 1) (label 0) and N(+1, 1) (label 1); 10000 training rows per class
+    (seed 0), then 2000 test rows (1000 per class, seed 1)."""
+    parts = [two_gaussians(n, means=((-1.0,), (1.0,)), labels=(0, 1), random_state=seed)
+             for n, seed in ((10_000, 0), (1_000, 1))]
+    mask = np.repeat([False, True], [len(parts[0][1]), len(parts[1][1])])
+    return np.concatenate([parts[0][0], parts[1][0]]), np.concatenate([parts[0][1], parts[1][1]]), mask
+
+
 _SYNTHETIC = [
     DatasetSpec(
         "two_gaussians", "Two Gaussian classes in the plane, Bayes error 0.30 (thesis Sec. III.G.1)", (),
@@ -493,6 +502,13 @@ _SYNTHETIC = [
         notes="Identity covariance, means (0, 0) and (0.7416, 0.7416), labels -1/1. A fixed pool: 50000 training "
               "rows per class and a 10000-row test set; experiments draw n training rows per class from the pool "
               "per trial with the protocol option train_size: n."),
+    DatasetSpec(
+        "gaussians_1d", "Two unit-variance Gaussian classes on the line at -1 and +1 (thesis Sec. VI.E.1)", (),
+        22_000, 1, 2, "f7615ce748fdc686b1fe86f2eb61505c2a876e90696f810ccbdac171cca0641e", reader="synthetic",
+        generator=_gaussians_1d, n_test=2_000, papers=(_THESIS,),
+        notes="Labels 0 (mean -1) and 1 (mean +1); P(1|x) = 1/(1 + e^{-2x}) (VI.55).  10000 training rows per "
+              "class and a 2000-row test set (Figure VI.2 uses the training part; its zero crossings do not "
+              "depend on the test rows)."),
 ]
 
 _SKLEARN = [

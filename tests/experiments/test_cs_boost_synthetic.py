@@ -1,20 +1,12 @@
-"""Reduced Figure VI.2 (conf/exp/cs_boost_synthetic.yaml): zero crossings of CS-Ada/Real/Logit vs the optimum."""
-
-from pathlib import Path
+"""Figure VI.2 (conf/exp/cs_boost_synthetic.yaml) through the runner and the report: zero crossings of
+CS-Ada/Real/Logit on the scalar two-Gaussian problem against the optimum x* = 1/2 log(C2/C1)."""
 
 import numpy as np
 import pandas as pd
 import pytest
-from omegaconf import OmegaConf
 
-from csrepro.boosting.cs_figures import (
-    plot_figure_vi2,
-    summarise,
-    zero_crossing,
-    zero_crossings,
-)
-
-ROOT = Path(__file__).resolve().parents[2]
+from csrepro.boosting.cs_figures import crossings_from_store, summarise
+from csrepro.metrics import zero_crossing
 
 
 class _Step:
@@ -32,25 +24,30 @@ def test_zero_crossing_of_a_known_predictor():
     assert zero_crossing(_Step(0.7)) == pytest.approx(0.7, abs=1e-3)
 
 
+def test_crossings_from_store_by_hand():
+    store = pd.DataFrame({"method": ["cs_ada[C1=2]", "cs_real[C1=1]", "other"], "zero_crossing": [-0.3, 0.1, np.nan],
+                          "params": ['{"C1": 2.0}', '{"C1": 1.0}', "{}"]})
+    c = crossings_from_store(store).set_index("method")
+    assert c.loc["cs_ada", "x_opt"] == pytest.approx(0.5 * np.log(0.5))
+    assert c.loc["cs_ada", "deviation"] == pytest.approx(-0.3 - 0.5 * np.log(0.5))
+    assert c.loc["cs_real", "posterior_target"] == pytest.approx(0.5) and len(c) == 2
+
+
 @pytest.fixture(scope="module")
-def crossings():
-    return zero_crossings({"n_per_class": 3000, "log_C1": [-2.0, 2.0, 5]})
+def figure(run_reduced):
+    """The full experiment (51 fits of 5 iterations, about 2 s) and its report."""
+    rows, _, out = run_reduced("cs_boost_synthetic", [])
+    return rows, out
 
 
-def test_real_and_logit_are_near_optimal_ada_less_so(crossings):
+def test_real_and_logit_are_near_optimal_ada_less_so(figure):
     """The thesis: "Both Real and LogitBoost produce near optimal cost-sensitive detectors" (Sec. VI.E.1)."""
+    rows, out = figure
+    assert len(rows) == 3 * 17 and rows["zero_crossing"].notna().all()
+    crossings = pd.read_csv(out / "figures" / "figure_vi2_zero_crossings.csv")
     dev = summarise(crossings)["mean_abs_deviation"]
-    assert dev["cs_realboost"] < 0.15 and dev["cs_logitboost"] < 0.15
-    assert dev["cs_adaboost"] > dev["cs_realboost"]
+    assert dev["cs_real"] < 0.15 and dev["cs_logit"] < 0.15
+    assert dev["cs_ada"] > dev["cs_real"]
     one = crossings[np.isclose(crossings["C1"], 1.0)]
     assert (one["x_star"].abs() < 0.1).all()  # C1 = C2: the cost-insensitive boundary x = 0
-
-
-def test_figure_through_the_report_config(tmp_path):
-    cfg = OmegaConf.create({"exp": OmegaConf.load(ROOT / "conf" / "exp" / "cs_boost_synthetic.yaml")})
-    cfg.exp.report.figure_vi2.n_per_class = 500
-    cfg.exp.report.figure_vi2.log_C1 = [-1.0, 1.0, 3]
-    paths = plot_figure_vi2(tmp_path, pd.DataFrame(), cfg)
-    assert [p.name for p in paths] == ["figure_vi2.png"]
-    table = pd.read_csv(tmp_path / "figure_vi2_zero_crossings.csv")
-    assert len(table) == 3 * 3 and set(table["method"]) == {"cs_adaboost", "cs_realboost", "cs_logitboost"}
+    assert (out / "figures" / "figure_vi2.png").is_file()
