@@ -103,7 +103,7 @@ def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
         chash = config_hash(exp.name, protocol, cost, standardize, metrics)
         plans[dataset] = DatasetPlan(exp.name, exp.paper, dataset, protocol, cost, standardize, metrics, chash,
                                      source_dataset(exp, dataset))
-        over = exp.per_dataset[dataset] if dataset in exp.per_dataset else None
+        over = exp.per_dataset.get(dataset)
         n_trials = over.n_trials if over is not None and over.n_trials is not None else exp.n_trials
         for t in range(n_trials):
             for entry in entries:
