@@ -80,11 +80,15 @@ def load_config(exp: str, conf_dir, overrides=()) -> DictConfig:
 
 
 def _with_group_defaults(exp_file: DictConfig, conf_dir: Path) -> DictConfig:
-    """``exp_file`` without its defaults list, on top of the config-group files that list names."""
+    """``exp_file`` without its defaults list, on top of the config-group files and the other
+    experiment files (a bare name: conf/exp/<name>.yaml, which it extends) that list names."""
     out = OmegaConf.create()
     for entry in exp_file.pop("defaults", None) or []:
         if not OmegaConf.is_dict(entry):
-            continue  # "_self_": the file's body comes last
+            if entry != "_self_":  # "_self_": the file's body comes last
+                out = OmegaConf.merge(out, _with_group_defaults(OmegaConf.load(conf_dir / "exp" / f"{entry}.yaml"),
+                                                                conf_dir))
+            continue
         (key, name), = entry.items()
         group, _, package = str(key).lstrip("/").partition("@")
         OmegaConf.update(out, package or group, OmegaConf.load(conf_dir / group / f"{name}.yaml"), merge=True)
