@@ -147,6 +147,14 @@ def test_load_config_nesting_and_overrides(tmp_path):
     assert load_config("flat", tmp_path, ["results.root=R"]).exp.paper == "p"
     cfg = load_config("nested", tmp_path, ["exp.paper=z"])
     assert (cfg.exp.name, cfg.exp.paper) == ("nested", "z")
+    # an experiment file extending another: its defaults first, then its own body
+    (tmp_path / "protocol").mkdir()
+    (tmp_path / "protocol" / "kfold.yaml").write_text("name: kfold\nn_splits: 5\n")
+    (tmp_path / "exp" / "base.yaml").write_text("defaults:\n  - /protocol: kfold\n  - _self_\nname: base\npaper: p\n"
+                                               "protocol: {n_splits: 10}\n")
+    (tmp_path / "exp" / "child.yaml").write_text("defaults:\n  - base\n  - _self_\nname: child\n")
+    cfg = load_config("child", tmp_path)
+    assert (cfg.exp.name, cfg.exp.paper, cfg.exp.protocol.n_splits) == ("child", "p", 10)
 
 
 def test_provenance_helpers(tmp_path):
