@@ -140,7 +140,8 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
                         list(methods_cfg), family_values(methods_cfg))
     cells = {spec.id: reproduce(store, spec) for spec in specs}
     shown = published[published["table"].isin([spec.id for spec in specs])]
-    ranked = rank_comparisons(store, report, published)  # e.g. a #wins row of a table: its cells come from here
+    # e.g. a #wins row of a table: its cells come from here
+    ranked = rank_comparisons(store, report, published, _select(cfg, "exp.datasets", default=[]))
     ranked_keys = {key for _, rows in ranked for key in zip(rows["table"], rows["row"], rows["column"])}
     shown = shown.loc[[key not in ranked_keys for key in zip(shown["table"], shown["row"], shown["column"])]]
     comparison = pd.concat([compare(shown, _concat(list(cells.values()), CELL_COLUMNS))] + [r for _, r in ranked],

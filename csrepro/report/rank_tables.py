@@ -101,8 +101,14 @@ def _markdown(entry, comparison: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n\nReproduced (published); † outside the tolerance rule.\n"
 
 
-def rank_comparisons(store: pd.DataFrame, report: dict, published: pd.DataFrame) -> list[tuple[dict, pd.DataFrame]]:
-    """(entry, comparison rows) for every ``report["rank_tables"]`` entry, on the datasets the store has."""
+def rank_comparisons(store: pd.DataFrame, report: dict, published: pd.DataFrame,
+                     datasets=None) -> list[tuple[dict, pd.DataFrame]]:
+    """(entry, comparison rows) for every ``report["rank_tables"]`` entry.
+
+    Ranks are over the source table's rows among ``datasets`` (the experiment's; None: the ones
+    the store has) and need a value for each of them: a run that has not finished every dataset
+    gets no ranks, so they are never compared with the published ones over fewer datasets.
+    """
     tables = {t["id"]: t for t in report.get("tables") or [] if isinstance(t, dict)}
     present = set(store["dataset"]) if not store.empty else set()
     out = []
@@ -111,11 +117,11 @@ def rank_comparisons(store: pd.DataFrame, report: dict, published: pd.DataFrame)
             raise ValueError(f"report.rank_tables entry {entry['id']!r}: 'from: {entry['from']}' names no table "
                              f"of report.tables; choose one of {sorted(tables)}")
         source = tables[entry["from"]]
-        datasets = [d for d in source["rows"] if d in present]  # a partial run ranks over the sets it has
+        rows = [d for d in source["rows"] if d in (present if datasets is None else set(datasets))]
         totals = rate_totals(store, source) if present else pd.DataFrame(columns=["dataset", "column", "rate", "value"])
         pub = published[(published["table"] == entry["id"]) & published["row"].isin(entry["rows"])
                          & published["column"].isin(entry["columns"])]
-        out.append((entry, compare(pub, rank_cells(totals, entry, datasets))))
+        out.append((entry, compare(pub, rank_cells(totals, entry, rows))))
     return out
 
 
@@ -135,7 +141,7 @@ def plot_rank_tables(out_dir, store: pd.DataFrame, cfg) -> list[Path]:
     published = load_published(REPO_ROOT / "experiments" / _select(cfg, "exp.paper") / "published.csv")
     fig, ax = plt.subplots(figsize=(8, 4.5))
     drew = False
-    for entry, rows in rank_comparisons(store, report, published):
+    for entry, rows in rank_comparisons(store, report, published, _select(cfg, "exp.datasets")):
         if entry["rows"] == ["wins"] or rows["reproduced"].isna().all():
             continue
         x = np.arange(len(entry["rows"]))
