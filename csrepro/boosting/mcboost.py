@@ -75,7 +75,7 @@ class _CoordinateStep:
 
         Uses the groups and weights of :meth:`prepare`.
         """
-        g = self.g
+        g, self._factors_at = self.g, None
         start = self.kern.line_start(columns[learner.feature], learner.a, learner.b, self.wh, g)
 
         def derivatives(alpha):
@@ -87,6 +87,8 @@ class _CoordinateStep:
 
     def apply(self, state, g, alpha):
         """Update (32) f_r += alpha g of the state, reusing the line search's last factors when they are at alpha."""
+        if alpha == 0.0:  # nothing moves (e.g. the line search's first step was already below its tolerance)
+            return
         if self._factors_at != alpha:
             self.kern.line_factors(self.uniq, self.off, g, self.family, alpha, self.factors)
         self.kern.apply_step(state.P, state.Q, state.scale, state.z, state.C, self.factors,

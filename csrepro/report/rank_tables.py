@@ -102,23 +102,22 @@ def _markdown(entry, comparison: pd.DataFrame) -> str:
 
 
 def rank_comparisons(store: pd.DataFrame, report: dict, published: pd.DataFrame,
-                     datasets=None) -> list[tuple[dict, pd.DataFrame]]:
+                     datasets) -> list[tuple[dict, pd.DataFrame]]:
     """(entry, comparison rows) for every ``report["rank_tables"]`` entry.
 
-    Ranks are over the source table's rows among ``datasets`` (the experiment's; None: the ones
-    the store has) and need a value for each of them: a run that has not finished every dataset
-    gets no ranks, so they are never compared with the published ones over fewer datasets.
+    Ranks are over the source table's rows among ``datasets`` (the experiment's) and need a value
+    for each of them: a run that has not finished every dataset gets no ranks, so they are never
+    compared with the published ones over fewer datasets.
     """
     tables = {t["id"]: t for t in report.get("tables") or [] if isinstance(t, dict)}
-    present = set(store["dataset"]) if not store.empty else set()
     out = []
     for entry in report.get("rank_tables") or []:
         if entry["from"] not in tables:
             raise ValueError(f"report.rank_tables entry {entry['id']!r}: 'from: {entry['from']}' names no table "
                              f"of report.tables; choose one of {sorted(tables)}")
         source = tables[entry["from"]]
-        rows = [d for d in source["rows"] if d in (present if datasets is None else set(datasets))]
-        totals = rate_totals(store, source) if present else pd.DataFrame(columns=["dataset", "column", "rate", "value"])
+        rows = [d for d in source["rows"] if d in set(datasets)]
+        totals = pd.DataFrame(columns=["dataset", "column", "rate", "value"]) if store.empty else rate_totals(store, source)
         pub = published[(published["table"] == entry["id"]) & published["row"].isin(entry["rows"])
                          & published["column"].isin(entry["columns"])]
         out.append((entry, compare(pub, rank_cells(totals, entry, rows))))
@@ -141,7 +140,7 @@ def plot_rank_tables(out_dir, store: pd.DataFrame, cfg) -> list[Path]:
     published = load_published(REPO_ROOT / "experiments" / _select(cfg, "exp.paper") / "published.csv")
     fig, ax = plt.subplots(figsize=(8, 4.5))
     drew = False
-    for entry, rows in rank_comparisons(store, report, published, _select(cfg, "exp.datasets")):
+    for entry, rows in rank_comparisons(store, report, published, _select(cfg, "exp.datasets", default=[])):
         if entry["rows"] == ["wins"] or rows["reproduced"].isna().all():
             continue
         x = np.arange(len(entry["rows"]))

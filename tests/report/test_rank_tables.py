@@ -54,7 +54,7 @@ def test_rank_comparisons_compare_with_published_and_name_a_bad_source():
     published = pd.DataFrame({"table": ["T2", "T2"], "row": ["r1", "r2"], "column": ["new", "new"],
                               "value": [1.5, 9.0], "spread": [float("nan")] * 2, "spread_kind": ["", ""]})
     entry = {"id": "T2", "from": "T1", "rows": ["r1", "r2"], "rank_columns": ["new", "old", "base"], "columns": ["new"]}
-    (got, rows), = rank_comparisons(store, {"tables": [TABLE], "rank_tables": [entry]}, published)
+    (got, rows), = rank_comparisons(store, {"tables": [TABLE], "rank_tables": [entry]}, published, ["d1", "d2"])
     within = rows.set_index("row")["within"]
     assert got is entry and bool(within["r1"]) and not bool(within["r2"])  # 1.5 vs 1.5; 2.0 vs 9
     # an experiment with a dataset the store lacks (an unfinished run): no ranks to compare
@@ -62,4 +62,4 @@ def test_rank_comparisons_compare_with_published_and_name_a_bad_source():
     (_, partial), = rank_comparisons(store, {"tables": [three], "rank_tables": [entry]}, published, ["d1", "d2", "d3"])
     assert partial["reproduced"].isna().all()
     with pytest.raises(ValueError, match="'from: T9' names no table of report.tables; choose one of \\['T1'\\]"):
-        rank_comparisons(store, {"tables": [TABLE], "rank_tables": [dict(entry, **{"from": "T9"})]}, published)
+        rank_comparisons(store, {"tables": [TABLE], "rank_tables": [dict(entry, **{"from": "T9"})]}, published, ["d1"])
