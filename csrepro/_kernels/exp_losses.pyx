@@ -44,9 +44,10 @@ cdef inline double _floored(double x) noexcept nogil:
 
 
 cdef inline void _grouped_moments(const double* A, const double* X, const double* uniq,
-                                  Py_ssize_t nu, double sign, double off, double g,
+                                  Py_ssize_t nu, double sign, double off, double g, int nd,
                                   double* s) noexcept nogil:
-    """Moments s[p] = sum_u A_u X_u b_u^p (p = 0..3) with b_u = g (sign uniq_u - off), X_u = exp(alpha b_u)."""
+    """Moments s[p] = sum_u A_u X_u b_u^p (p = 0..nd) with b_u = g (sign uniq_u - off), X_u = exp(alpha b_u);
+    nd is 1 or 3 (s[2] = s[3] = 0 for 1)."""
     cdef Py_ssize_t u
     cdef double b, e, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0  # register accumulators
     for u in range(nu):
@@ -55,9 +56,10 @@ cdef inline void _grouped_moments(const double* A, const double* X, const double
         s0 += e
         e *= b
         s1 += e
-        e *= b
-        s2 += e
-        s3 += e * b
+        if nd == 3:
+            e *= b
+            s2 += e
+            s3 += e * b
     s[0] = s0
     s[1] = s1
     s[2] = s2
@@ -66,14 +68,14 @@ cdef inline void _grouped_moments(const double* A, const double* X, const double
 
 cdef inline void _sample_derivs(const double* A, const double* B, const double* XA, const double* XB,
                                 Py_ssize_t nu, const double* uniq, double off, double g, double scale,
-                                int family, int outer, double* d) noexcept nogil:
-    """First three alpha-derivatives d[0..2] of one sample's loss from its groups and exp factors."""
+                                int family, int outer, int nd, double* d) noexcept nogil:
+    """First nd (1 or 3) alpha-derivatives d[0..nd-1] of one sample's loss from its groups and exp factors."""
     cdef double s[4]
     cdef double b[4]
     cdef double inv, r1, r2
-    _grouped_moments(A, XA, uniq, nu, 1.0, off, g, s)
+    _grouped_moments(A, XA, uniq, nu, 1.0, off, g, nd, s)
     if family == 2:  # derivatives of the product of the two sums (Leibniz)
-        _grouped_moments(B, XB, uniq, nu, -1.0, 0.0, g, b)
+        _grouped_moments(B, XB, uniq, nu, -1.0, 0.0, g, nd, b)
         s[3] = s[3] * b[0] + 3.0 * (s[2] * b[1] + s[1] * b[2]) + s[0] * b[3]
         s[2] = s[2] * b[0] + 2.0 * s[1] * b[1] + s[0] * b[2]
         s[1] = s[1] * b[0] + s[0] * b[1]
@@ -161,14 +163,15 @@ def load_state(const double[:, ::1] S, const Py_ssize_t[::1] z, const double[:, 
             c = &C[z[i], 0]
             for j in range(M):
                 P[i, j] = c[j] * P[i, j] if c[j] > 0.0 else 0.0
-    _rescale_rows(P, Q, scale, z, C, NULL, NULL, 0, family, outer)
+    _rescale_rows(P, Q, scale, z, C, NULL, NULL, 0, NULL, family, outer)
 
 
 cdef void _rescale_rows(double[:, ::1] P, double[:, ::1] Q, double[::1] scale, const Py_ssize_t[::1] z,
                         const double[:, ::1] C, const double* factors, const Py_ssize_t* group,
-                        Py_ssize_t stride, int family, int outer):
-    """Multiply row i's terms by their group factors (row i of ``factors``, with ``stride``
-    entries; NULL: no factors), then scale every row to a largest entry of 1 and floor it.
+                        Py_ssize_t stride, const Py_ssize_t* rows, int family, int outer):
+    """Multiply row i's terms by their group factors (row i, or ``rows[i]`` unless NULL, of
+    ``factors``, with ``stride`` entries; NULL: no factors), then scale every row to a largest
+    entry of 1 and floor it.
 
     Two passes over the rows: normalising a row right after writing it stalls store forwarding.
     """
@@ -179,7 +182,7 @@ cdef void _rescale_rows(double[:, ::1] P, double[:, ::1] Q, double[::1] scale, c
     with nogil:
         for i in range(n):
             if factors != NULL:
-                f = factors + i * stride
+                f = factors + (i if rows == NULL else rows[i]) * stride
             rho[i] = _times_max(&P[i, 0], f, group, M)
             if family == 2:
                 rho_q[i] = _times_max(&Q[i, 0], NULL if f == NULL else f + nu, group, M)
@@ -193,11 +196,13 @@ cdef void _rescale_rows(double[:, ::1] P, double[:, ::1] Q, double[::1] scale, c
 
 def apply_step(double[:, ::1] P, double[:, ::1] Q, double[::1] scale, const Py_ssize_t[::1] z,
                const double[:, ::1] C, const double[:, ::1] factors, const Py_ssize_t[::1] group,
-               int family, int outer):
+               int family, int outer, const Py_ssize_t[::1] rows=None):
     """Update (32) of the state: term j of sample i times ``factors[i, group[j]]`` (and Q's
-    times ``factors[i, U + group[j]]``), as filled by :func:`line_factors` at the step alpha.
+    times ``factors[i, U + group[j]]``), as filled by :func:`line_factors` at the step alpha;
+    with ``rows``, sample i reads row ``rows[i]`` of ``factors`` (factors per cell).
     """
-    _rescale_rows(P, Q, scale, z, C, &factors[0, 0], &group[0], factors.shape[1], family, outer)
+    _rescale_rows(P, Q, scale, z, C, &factors[0, 0], &group[0], factors.shape[1],
+                  NULL if rows is None else &rows[0], family, outer)
 
 
 cdef inline void _group_sums(const double* row, const Py_ssize_t* order, const Py_ssize_t* starts,
@@ -220,13 +225,15 @@ def prepare_step(const double[:, ::1] P, const double[:, ::1] Q, const double[::
 
     ``wh[p, i]`` receives the (p+1)-th derivative of sample i's loss with respect to the
     coordinate f_r: ``wh[0]`` are the weights w^r, and sum_i wh[p, i] g_i^(p+1) the line
-    search's derivatives at alpha = 0 (:func:`line_start`).
+    search's derivatives at alpha = 0 (:func:`line_start`); ``wh`` has 3 rows, or 1 when only
+    the weights are wanted.
     ``uniq`` holds the distinct values of the score direction v = y_{., r} / 2; the terms j
     with v_j = uniq[u] are ``order[starts[u]:starts[u + 1]]``; ``off[i]`` = v_{z_i} for the
     margin family (else 0).  ``A[i, u]`` receives the sum of sample i's P terms of group u
     (``B`` likewise from Q, pairwise family).  Returns the summed loss when ``with_loss``, else 0.
     """
     cdef Py_ssize_t i, u, n = P.shape[0], nu = uniq.shape[0]
+    cdef int nd = 3 if wh.shape[0] == 3 else 1
     cdef double s0, x, total = 0.0
     cdef double d[3]
     cdef double[::1] ones = np.ones(nu)
@@ -238,10 +245,11 @@ def prepare_step(const double[:, ::1] P, const double[:, ::1] Q, const double[::
                 _group_sums(&Q[i, 0], &order[0], &starts[0], nu, &B[i, 0])
         for i in range(n):
             _sample_derivs(&A[i, 0], &B[i, 0], &ones[0], &ones[0], nu, &uniq[0], off[i], 1.0,
-                           scale[i], family, outer, d)
+                           scale[i], family, outer, nd, d)
             wh[0, i] = d[0]
-            wh[1, i] = d[1]
-            wh[2, i] = d[2]
+            if nd == 3:
+                wh[1, i] = d[1]
+                wh[2, i] = d[2]
             if with_loss:
                 s0 = 0.0
                 for u in range(nu):
@@ -276,24 +284,59 @@ def line_factors(const double[::1] uniq, const double[::1] off, const double[::1
 
 def line_derivatives(const double[:, ::1] A, const double[:, ::1] B, const double[::1] scale,
                      const double[::1] uniq, const double[::1] off, const double[::1] g,
-                     int family, int outer, double alpha, double[:, ::1] work):
+                     int family, int outer, double alpha, double[:, ::1] work,
+                     const Py_ssize_t[::1] rows=None, const double[::1] row_g=None,
+                     const double[::1] row_off=None):
     """Summed first three alpha-derivatives of the loss at ``alpha`` along g (31).
 
     Uses the groups of :func:`prepare_step`; leaves :func:`line_factors` at ``alpha`` in
-    ``work`` (shape (n, U), or (n, 2U) for the pairwise family).
+    ``work`` (shape (n, U), or (n, 2U) for the pairwise family).  With ``rows``, the factors
+    are computed once per cell (``row_g``, ``row_off``: each cell's g and offset; samples of a
+    cell share them) into ``work`` and sample i reads row ``rows[i]``.
     """
-    cdef Py_ssize_t i, n = A.shape[0], nu = A.shape[1]
+    cdef Py_ssize_t i, r, n = A.shape[0], nu = A.shape[1]
     cdef double d[3]
     cdef double t1 = 0.0, t2 = 0.0, t3 = 0.0
-    line_factors(uniq, off, g, family, alpha, work)
+    cdef const Py_ssize_t* rp = NULL
+    if rows is None:
+        line_factors(uniq, off, g, family, alpha, work)
+    else:
+        line_factors(uniq, row_off, row_g, family, alpha, work)
+        rp = &rows[0]
     with nogil:
         for i in range(n):
-            _sample_derivs(&A[i, 0], &B[i, 0], &work[i, 0], &work[i, nu], nu, &uniq[0], off[i],
-                           g[i], scale[i], family, outer, d)
+            r = i if rp == NULL else rp[i]
+            _sample_derivs(&A[i, 0], &B[i, 0], &work[r, 0], &work[r, nu], nu, &uniq[0], off[i],
+                           g[i], scale[i], family, outer, 3, d)
             t1 += d[0]
             t2 += d[1]
             t3 += d[2]
     return t1, t2, t3
+
+
+def aggregate_cells(const double[:, ::1] A, const double[:, ::1] B, const double[::1] scale,
+                    const Py_ssize_t[::1] rows, int family, double[:, ::1] out):
+    """Per-cell sums of the scaled grouped terms, for a loss with the identity outer.
+
+    ``out[c, u] = sum_{i: rows[i] = c} scale_i A[i, u]``, and for the pairwise family
+    ``out[c, u U + k] = sum scale_i A[i, u] B[i, k]`` (the product's terms, whose exponent
+    along the line is alpha g (uniq_u - uniq_k)).  Samples in one cell share g and the offset,
+    so :func:`line_derivatives` on ``out`` (unit scale) gives the summed derivatives exactly.
+    """
+    cdef Py_ssize_t i, u, k, c, n = A.shape[0], nu = A.shape[1]
+    cdef double x
+    out[:, :] = 0.0
+    with nogil:
+        for i in range(n):
+            c = rows[i]
+            if family == 2:
+                for u in range(nu):
+                    x = scale[i] * A[i, u]
+                    for k in range(nu):
+                        out[c, u * nu + k] += x * B[i, k]
+            else:
+                for u in range(nu):
+                    out[c, u] += scale[i] * A[i, u]
 
 
 def line_start(const double[::1] x, double a, double b, const double[:, ::1] wh, double[::1] g):

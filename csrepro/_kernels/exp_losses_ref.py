@@ -70,9 +70,11 @@ def load_state(S, z, C, family, outer, P, Q, scale):
         scale[:] = _fold(np.exp(m) if outer == 0 else np.exp(-m), rho, outer)
 
 
-def apply_step(P, Q, scale, z, C, factors, group, family, outer):
-    """Update (32) of the state: each term times its group's factor (see :func:`line_factors`)."""
+def apply_step(P, Q, scale, z, C, factors, group, family, outer, rows=None):
+    """Update (32) of the state: each term times its group's factor (see :func:`line_factors`;
+    with ``rows``, sample i's factors are row ``rows[i]``)."""
     nu = factors.shape[1] // 2 if family == 2 else factors.shape[1]
+    factors = factors if rows is None else factors[rows]
     P[:], rho = _normalise(P * factors[:, group], TINY * C[z])
     if family == 2:
         Q[:], rho_b = _normalise(Q * factors[:, nu + group], TINY)
@@ -81,7 +83,8 @@ def apply_step(P, Q, scale, z, C, factors, group, family, outer):
 
 
 def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B, with_loss=False):
-    """Weights (34)-(37) with the next two derivatives (``wh``) and grouped line-search terms from the state.
+    """Weights (34)-(37) with the next two derivatives (``wh``; only the weights if it has one row)
+    and grouped line-search terms from the state.
 
     Returns the summed loss when ``with_loss``, else 0.
     """
@@ -91,7 +94,7 @@ def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B,
     A[:] = P @ onehot
     B[:] = Q @ onehot if family == 2 else 0.0
     ones = np.ones((n, nu))
-    wh[:] = np.stack(_sample_derivatives(A, B, ones, ones, uniq, off, np.ones(n), scale, family, outer))
+    wh[:] = np.stack(_sample_derivatives(A, B, ones, ones, uniq, off, np.ones(n), scale, family, outer)[:len(wh)])
     if not with_loss:
         return 0.0
     s0 = A.sum(1) * (B.sum(1) if family == 2 else 1.0)
@@ -127,13 +130,28 @@ def _sample_derivatives(A, B, XA, XB, uniq, off, g, scale, family, outer):
         return r1, r2 - r1 * r1, r3 - 3 * r1 * r2 + 2 * r1**3
 
 
-def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work):
-    """Summed first three alpha-derivatives along g (31); leaves the factors in ``work``."""
+def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows=None, row_g=None, row_off=None):
+    """Summed first three alpha-derivatives along g (31); leaves the factors in ``work``
+    (with ``rows``: computed per cell from ``row_g``, ``row_off``; sample i reads row ``rows[i]``)."""
     nu = len(uniq)
-    line_factors(uniq, off, g, family, alpha, work)
-    d = _sample_derivatives(A, B, work[:, :nu], work[:, nu:2 * nu] if family == 2 else None,
+    if rows is None:
+        line_factors(uniq, off, g, family, alpha, work)
+        X = work
+    else:
+        line_factors(uniq, row_off, row_g, family, alpha, work)
+        X = work[rows]
+    d = _sample_derivatives(A, B, X[:, :nu], X[:, nu:2 * nu] if family == 2 else None,
                             uniq, off, g, scale, family, outer)
     return tuple(float(np.sum(t)) for t in d)
+
+
+def aggregate_cells(A, B, scale, rows, family, out):
+    """Per-cell sums of scale_i A[i, u] (pairwise: of scale_i A[i, u] B[i, k], column u U + k)."""
+    W = scale[:, None] * A
+    if family == 2:
+        W = (W[:, :, None] * B[:, None, :]).reshape(len(A), -1)
+    out[:] = 0.0
+    np.add.at(out, rows, W)
 
 
 def line_start(x, a, b, wh, g):

@@ -32,6 +32,19 @@ class _LossState:
         kern.load_state(np.zeros((n, M)), z, C, family, outer, self.P, self.Q, self.scale)
 
 
+def feature_cells(columns, n_offsets):
+    """Per feature column, ``(codes, values)`` of its distinct values (``values[codes]`` is the
+    column), or None where the cells (distinct value x line-search offset, ``n_offsets`` of
+    them) would be more than a quarter of the samples and per-sample work is as cheap.
+    """
+    cells = []
+    for col in columns:
+        values, codes = np.unique(col, return_inverse=True)
+        keep = len(values) * n_offsets * 4 <= len(col)
+        cells.append((np.ascontiguousarray(codes, dtype=np.intp), values) if keep else None)
+    return cells
+
+
 class _CoordinateStep:
     """Kernel calls for updates of one predictor coordinate f_r (eqs. 30-32).
 
@@ -39,6 +52,12 @@ class _CoordinateStep:
     codewords), so the line search works on per-group sums prepared with the weights.  The
     per-sample weight buffers in ``shared`` serve every coordinate, since the steps run one
     at a time.
+
+    Samples whose chosen feature has the same value and whose offset v_{z_i} is the same (a
+    "cell") have the same exponential factors along the line.  When the feature has few
+    distinct values (:func:`feature_cells`) the factors are computed once per cell; for the
+    identity outer the summed derivatives are even linear in the per-cell sums of the scaled
+    groups, so the line search runs on the cells alone (same maths, other summation order).
     """
 
     def __init__(self, kern, v, z, family, shared):
@@ -48,17 +67,23 @@ class _CoordinateStep:
         self.order = np.argsort(self.group, kind="stable").astype(np.intp)
         self.starts = np.searchsorted(self.group[self.order], np.arange(len(self.uniq) + 1)).astype(np.intp)
         n, nu = len(z), len(self.uniq)
-        pair = 2 if family == kern.FAMILIES["pairwise"] else 1
-        self.off = np.ascontiguousarray(v[z]) if family == kern.FAMILIES["margin"] else np.zeros(n)
+        self.pairwise = family == kern.FAMILIES["pairwise"]
+        margin = family == kern.FAMILIES["margin"]
+        self.off = np.ascontiguousarray(v[z]) if margin else np.zeros(n)
+        # a cell is (feature value, offset): offsets are the groups of v_{z_i} (margin family) or all 0
+        self.cell_offsets = self.uniq if margin else np.zeros(1)
+        self.offset_index = self.group[z] if margin else np.zeros(n, dtype=np.intp)
         self.wh, self.g = shared
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
-        self.factors = np.empty((n, pair * nu))
-        self._factors_at = None  # the alpha whose factors are in self.factors
+        self.factors = np.empty((n, (2 if self.pairwise else 1) * nu))
+        self._line = None  # (g, off, rows, factor buffer) of the last line search, for the update (32)
+        self._factors_at = None  # the alpha whose factors are in that buffer
 
     @staticmethod
-    def shared_buffers(n):
-        """Per-sample loss derivatives (weights first) and weak-learner values shared by all coordinates."""
-        return np.empty((3, n)), np.empty(n)
+    def shared_buffers(n, n_derivatives):
+        """Per-sample loss derivatives (weights first; 1 or 3 of them) and weak-learner values
+        shared by all coordinates."""
+        return np.empty((n_derivatives, n)), np.empty(n)
 
     def prepare(self, state, with_loss=False):
         """Boosting weights w^r (34)-(37) at the current state and the summed loss (if asked).
@@ -70,29 +95,56 @@ class _CoordinateStep:
                                       with_loss)
         return self.wh[0], loss
 
-    def line_search(self, columns, learner, state, tol, max_iter):
-        """alpha minimising the empirical risk (31) along the weak learner's values g, and g.
+    def line_search(self, columns, cells, learner, state, tol, max_iter):
+        """alpha minimising the empirical risk (31) along the weak learner g = a x_j + b.
 
-        Uses the groups and weights of :meth:`prepare`.
+        Uses the groups and weights of :meth:`prepare`; ``cells`` is :func:`feature_cells`.
         """
-        g, self._factors_at = self.g, None
-        start = self.kern.line_start(columns[learner.feature], learner.a, learner.b, self.wh, g)
+        kern, coded, self._factors_at = self.kern, cells[learner.feature], None
+        if coded is None:  # factors per sample
+            rows, factor_g, factor_off, factors = None, self.g, self.off, self.factors
+        else:
+            codes, values = coded
+            n_off = len(self.cell_offsets)
+            rows = codes * n_off + self.offset_index if n_off > 1 else codes
+            factor_g = np.repeat(learner.a * values + learner.b, n_off)
+            factor_off = np.tile(self.cell_offsets, len(values))
+            factors = np.empty((len(factor_g), self.factors.shape[1]))
+        self._line = (factor_g, factor_off, rows, factors)
+        if coded is not None and state.outer == kern.OUTERS["identity"]:
+            nu = len(self.uniq)
+            sums = np.empty((len(factor_g), nu * nu if self.pairwise else nu))
+            kern.aggregate_cells(self.A, self.B, state.scale, rows, self.family, sums)
+            # the pairwise product's terms have exponents alpha g (uniq_u - uniq_k): a plain-family sum
+            uniq = (self.uniq[:, None] - self.uniq[None, :]).ravel() if self.pairwise else self.uniq
+            family = kern.FAMILIES["plain"] if self.pairwise else self.family
+            ones, work = np.ones(len(factor_g)), np.empty_like(sums)
+
+            def cell_derivatives(alpha):
+                return kern.line_derivatives(sums, sums, ones, uniq, factor_off, factor_g, family,
+                                             state.outer, alpha, work)
+
+            return newton_line_search(cell_derivatives, tol=tol, max_iter=max_iter)[0]
+
+        g = self.g
+        start = kern.line_start(columns[learner.feature], learner.a, learner.b, self.wh, g)
 
         def derivatives(alpha):
             self._factors_at = alpha
-            return self.kern.line_derivatives(self.A, self.B, state.scale, self.uniq, self.off, g,
-                                              self.family, state.outer, alpha, self.factors)
+            return kern.line_derivatives(self.A, self.B, state.scale, self.uniq, self.off, g, self.family,
+                                         state.outer, alpha, factors, rows, factor_g, factor_off)
 
-        return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0], g
+        return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0]
 
-    def apply(self, state, g, alpha):
+    def apply(self, state, alpha):
         """Update (32) f_r += alpha g of the state, reusing the line search's last factors when they are at alpha."""
         if alpha == 0.0:  # nothing moves (e.g. the line search's first step was already below its tolerance)
             return
+        g, off, rows, factors = self._line
         if self._factors_at != alpha:
-            self.kern.line_factors(self.uniq, self.off, g, self.family, alpha, self.factors)
-        self.kern.apply_step(state.P, state.Q, state.scale, state.z, state.C, self.factors,
-                             self.group, self.family, state.outer)
+            self.kern.line_factors(self.uniq, off, g, self.family, alpha, factors)
+        self.kern.apply_step(state.P, state.Q, state.scale, state.z, state.C, factors,
+                             self.group, self.family, state.outer, rows)
         self._factors_at = None
 
 
@@ -225,7 +277,12 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         intercept = np.zeros(M - 1)
         V = np.ascontiguousarray(0.5 * self.codewords_.T)  # row r: d S / d f_r
         state = _LossState(kern, z, kC, M, family, outer)
-        shared = _CoordinateStep.shared_buffers(n)
+        margin = family == kern.FAMILIES["margin"]
+        cells = feature_cells(columns, max(len(np.unique(v)) for v in V) if margin else 1)
+        # per-sample line starts need the weights' next two derivatives; a line search on the
+        # cells of an identity-outer loss does not
+        n_derivatives = 1 if outer == kern.OUTERS["identity"] and all(c is not None for c in cells) else 3
+        shared = _CoordinateStep.shared_buffers(n, n_derivatives)
         steps = [_CoordinateStep(kern, V[r], z, family, shared) for r in range(M - 1)]
         train_loss = np.empty(self.n_estimators + 1)  # loss before each iteration, and at the end
         for t in range(self.n_estimators):
@@ -236,8 +293,8 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
                 g = LinearWeakLearner.fit(Xs, w, self.backend)
                 if g is None or not g.derivative < 0:
                     continue
-                alpha, gx = step.line_search(columns, g, state, self.line_search_tol, self.line_search_max_iter)
-                step.apply(state, gx, alpha)
+                alpha = step.line_search(columns, cells, g, state, self.line_search_tol, self.line_search_max_iter)
+                step.apply(state, alpha)
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
         train_loss[-1] = steps[0].prepare(state, with_loss=True)[1] / n

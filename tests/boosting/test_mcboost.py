@@ -157,3 +157,45 @@ def test_labels_cover_classes_missing_from_training(iris):
     assert clf.predict_proba(X).shape == (150, 3)
     with pytest.raises(ValueError, match="not in labels"):
         MCBoostClassifier(labels=[0, 1]).fit(X, y)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    """Integer features with at most 17 values: the line searches run on cells (feature_cells)."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(n_class=5, return_X_y=True)
+    return X[:500], y[:500]
+
+
+def test_feature_cells_only_for_few_distinct_values():
+    from csrepro.boosting.mcboost import feature_cells
+
+    cols = np.array([np.repeat([0.5, -1.0, 2.0], 20), np.arange(60.0)])
+    cells = feature_cells(cols, 3)
+    codes, values = cells[0]
+    np.testing.assert_array_equal(values[codes], cols[0])
+    assert cells[1] is None  # 60 values x 3 offsets > 60 / 4
+    assert feature_cells(cols, 6)[0] is None  # 3 values x 6 offsets > 60 / 4
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_cell_line_search_equals_per_sample(digits, loss, monkeypatch):
+    """Line searches on cells (per-cell factors; identity outer: per-cell sums) train the same
+    model as per-sample factors; for GLL (log1p outer) bit for bit, since the factors are."""
+    from csrepro.boosting import mcboost
+
+    X, y = digits
+    C = _sym_costs(5, 3)
+    assert any(c is not None for c in mcboost.feature_cells(np.ascontiguousarray(X.T), 3))
+    fit = lambda backend="cython": MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=10,  # noqa: E731
+                                                     line_search_tol=1e-11, backend=backend).fit(X, y)
+    cells, cells_ref = fit(), fit("numpy")
+    monkeypatch.setattr(mcboost, "feature_cells", lambda columns, n_offsets: [None] * len(columns))
+    mcboost._FITS.clear()
+    plain = fit()
+    for other in (plain, cells_ref):
+        np.testing.assert_allclose(cells.coef_, other.coef_, rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(cells.train_loss_, other.train_loss_, rtol=1e-9)
+    if loss == "gll":
+        np.testing.assert_array_equal(cells.coef_, plain.coef_)

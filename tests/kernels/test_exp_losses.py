@@ -187,3 +187,86 @@ def test_line_start_matches_reference():
     want = exp_losses_ref.line_start(x, 0.7, -0.2, wh, g_ref)
     np.testing.assert_allclose(g, 0.7 * X[:, 1] - 0.2, rtol=1e-14)
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _cells_problem(seed, fam):
+    """A line with g constant on cells (feature value x offset group), as MCBoost's feature_cells give."""
+    S, z, C, _, v = _problem(seed, n=80)
+    uniq, group, order, starts = _groups(v)
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=5)
+    codes = rng.integers(0, 5, len(z)).astype(np.intp)
+    n_off = len(uniq) if fam == 0 else 1
+    offset_index = group[z] if fam == 0 else np.zeros(len(z), dtype=np.intp)
+    rows = codes * n_off + offset_index
+    row_g = np.repeat(values, n_off)
+    row_off = np.tile(uniq if fam == 0 else np.zeros(1), 5)
+    return S, z, C, v, values[codes], rows, row_g, row_off
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_cell_factors_equal_per_sample_factors(name):
+    """line_derivatives and apply_step reading per-cell factors through ``rows`` equal the per-sample path."""
+    _, fam, out = _codes(name)
+    S, z, C, v, g, rows, row_g, row_off = _cells_problem(8, fam)
+    C = get_loss(name).kernel_costs(C)
+    uniq, group, _, _ = _groups(v)
+    off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(len(z))
+    width = 2 * len(uniq) if fam == 2 else len(uniq)
+    for mod in (exp_losses, exp_losses_ref):
+        _, (A, B, scale), derivs = _prepared(mod, S, v, z, C, fam, out)
+        B = A if B is None else B
+        want = derivs(g)(0.6)
+        got = mod.line_derivatives(A, B, scale, uniq, off, g, fam, out, 0.6, np.empty((len(row_g), width)),
+                                   rows, row_g, row_off)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        states = []
+        for cell in (False, True):
+            P, Q, sc = _state(mod, S, z, C, fam, out)
+            factors = np.empty((len(row_g) if cell else len(z), width))
+            mod.line_factors(uniq, row_off if cell else off, row_g if cell else g, fam, 0.6, factors)
+            mod.apply_step(P, Q, sc, z, C, factors, group, fam, out, rows if cell else None)
+            states.append((P, Q, sc))
+        for a, b in zip(*states):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", ["gel", "mcboost", "ls", "lt"])
+@pytest.mark.parametrize("alpha", [0.0, 0.6, -1.1])
+def test_aggregated_cells_give_the_summed_derivatives(name, alpha):
+    """Identity outer: derivatives on the per-cell sums (pairwise: of the product's terms) equal the per-sample sum."""
+    _, fam, out = _codes(name)
+    S, z, C, v, g, rows, row_g, row_off = _cells_problem(9, fam)
+    C = get_loss(name).kernel_costs(C)
+    uniq = _groups(v)[0]
+    nu = len(uniq)
+    want = line_totals(S, g, v, z, C, fam, out, alpha)[1:]
+    sums = {}
+    for mod in (exp_losses, exp_losses_ref):
+        _, (A, B, scale), _ = _prepared(mod, S, v, z, C, fam, out)
+        B = A if B is None else B
+        sums[mod] = np.empty((len(row_g), nu * nu if fam == 2 else nu))
+        mod.aggregate_cells(A, B, scale, rows, fam, sums[mod])
+        cell_uniq = (uniq[:, None] - uniq[None, :]).ravel() if fam == 2 else uniq
+        cell_fam = 1 if fam == 2 else fam
+        got = mod.line_derivatives(sums[mod], sums[mod], np.ones(len(row_g)), cell_uniq, row_off, row_g,
+                                   cell_fam, out, alpha, np.empty_like(sums[mod]))
+        np.testing.assert_allclose(got[:2], want, rtol=1e-10)
+    np.testing.assert_allclose(sums[exp_losses], sums[exp_losses_ref], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_prepare_step_weights_only(name):
+    """A one-row ``wh`` receives the same weights as the three-row one."""
+    S, z, C, _, v = _problem(10)
+    _, fam, out = _codes(name)
+    C = get_loss(name).kernel_costs(C)
+    uniq, _, order, starts = _groups(v)
+    off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(len(z))
+    for mod in (exp_losses, exp_losses_ref):
+        P, Q, scale = _state(mod, S, z, C, fam, out)
+        whs = [np.empty((k, len(z))) for k in (3, 1)]
+        for wh in whs:
+            A, B = np.empty((len(z), len(uniq))), np.empty((len(z), len(uniq)))
+            mod.prepare_step(P, Q, scale, order, starts, uniq, off, fam, out, wh, A, B)
+        np.testing.assert_array_equal(whs[0][0], whs[1][0])
