@@ -46,12 +46,15 @@ class DatasetOverrides:
     ``dataset`` makes the key an alias: an id that is not in the registry, naming the registry
     dataset it loads (e.g. ``bupa_o40: {dataset: bupa, protocol: {label_noise: 0.4}}``).
     ``n_trials`` replaces ``exp.n_trials`` (e.g. the number of examples for leave-one-out).
+    ``method_params`` are added to (or replace) every method's parameters on this dataset, e.g.
+    ``{positive: minority}``: the class a detector detects (:func:`dataset_entries`).
     """
 
     dataset: str | None = None
     protocol: dict[str, Any] = field(default_factory=dict)
     cost: dict[str, Any] = field(default_factory=dict)
     n_trials: int | None = None
+    method_params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -189,8 +192,14 @@ def validate_config(cfg, metric_names) -> DictConfig:
         n_classes = get_spec(source_dataset(exp, dataset)).n_classes
         _check_protocol(dataset, dataset_setting(exp, dataset, "protocol"))
         C = _check_cost(dataset, dataset_setting(exp, dataset, "cost"), n_classes)
-        for entry in entries:
-            _check_method(entry, C)
+        extended = dataset_entries(exp, dataset, entries)
+        for entry in extended:
+            try:
+                _check_method(entry, C)
+            except ConfigError as err:
+                if extended is entries:
+                    raise
+                raise ConfigError(f"{err} (dataset {dataset}, with exp.per_dataset.{dataset}.method_params)") from None
     if runner.backend not in BACKENDS:
         raise ConfigError(f"runner.backend={runner.backend!r} is not valid; choose one of {list(BACKENDS)}")
     if runner.n_jobs == 0:
@@ -246,6 +255,14 @@ class MethodEntry:
         extra = {"method": self.method} if self.method != self.id or self.grid else {}
         return json.dumps({**self.params, **extra, **({"inner_cv": self.cv} if self.cv else {})},
                           sort_keys=True, separators=(",", ":"))
+
+
+def dataset_entries(exp, dataset: str, entries: list[MethodEntry]) -> list[MethodEntry]:
+    """``entries`` with ``exp.per_dataset.<dataset>.method_params`` merged into their params (unchanged
+    without them, so other datasets keep their trial ids)."""
+    over = exp.per_dataset[dataset] if dataset in exp.per_dataset else None
+    extra = OmegaConf.to_container(over.method_params, resolve=True) if over is not None else {}
+    return [dataclasses.replace(e, params={**e.params, **extra}) for e in entries] if extra else entries
 
 
 def method_entries(methods_cfg, registered: bool = True) -> list[MethodEntry]:

@@ -66,6 +66,13 @@ class Predictions:
     X_test: np.ndarray
     classes: np.ndarray
 
+    @property
+    def positive(self) -> int:
+        """Index of the detected class of a binary problem: the estimator's ``pos_label_`` (detectors,
+        csrepro.detection_rate), else ``classes[1]``."""
+        label = getattr(self.estimator, "pos_label_", self.classes[-1])
+        return int(np.searchsorted(self.classes, label))
+
     @functools.cached_property
     def proba(self) -> np.ndarray:
         """predict_proba spread over all dataset classes (zero for classes the estimator never saw)."""
@@ -82,8 +89,8 @@ METRICS = {
     "confusion_norm": lambda p: metrics.confusion_norm(p.y_true, p.y_pred, len(p.classes)),
     "mauc": lambda p: metrics.mauc(p.y_true, p.proba),
     "errors": lambda p: int(np.sum(p.y_true != p.y_pred)),
-    "false_positives": lambda p: int(np.sum((p.y_true == 0) & (p.y_pred == 1))),  # binary: classes[1] is positive
-    "misses": lambda p: int(np.sum((p.y_true == 1) & (p.y_pred == 0))),
+    "false_positives": lambda p: int(np.sum((p.y_true != p.positive) & (p.y_pred == p.positive))),
+    "misses": lambda p: int(np.sum((p.y_true == p.positive) & (p.y_pred != p.positive))),
     "cost_total": lambda p: float(np.sum(p.C[p.y_true, p.y_pred])),
     "zero_crossing": lambda p: metrics.zero_crossing(p.estimator),  # one-feature binary problems (Figure VI.2)
 }

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from omegaconf import DictConfig
 
-from csrepro.config import dataset_setting, method_entries, source_dataset
+from csrepro.config import dataset_entries, dataset_setting, method_entries, source_dataset
 from csrepro.seeding import derive_seed
 
 
@@ -106,7 +106,7 @@ def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
         over = exp.per_dataset.get(dataset)
         n_trials = over.n_trials if over is not None and over.n_trials is not None else exp.n_trials
         for t in range(n_trials):
-            for entry in entries:
+            for entry in dataset_entries(exp, dataset, entries):
                 trials.append(Trial(
                     dataset=dataset, trial=t, method=entry.id, params_json=entry.params_json, config_hash=chash,
                     trial_id=trial_id(chash, dataset, t, entry.id, entry.params_json),

@@ -210,3 +210,29 @@ def test_group_kfold_keeps_groups_in_one_fold():
     assert all(not set(groups[tr]) & set(groups[te]) for tr, te in splits)
     with pytest.raises(ValueError, match="needs one group id per row"):
         make_splits(y, "group_kfold", random_state=0, n_splits=3)
+
+
+def test_per_dataset_method_params_reach_that_dataset_only(tmp_path):
+    """``per_dataset.<id>.method_params`` are merged into every method's params for that dataset (new trial ids
+    there, unchanged ones elsewhere), and false positives / misses count the detector's detected class."""
+    methods_cfg = {"ada": {"method": "adaboost_platt_dr", "n_estimators": 5, "cv": 3}}
+    per = {"breast_minority": {"dataset": "sk_breast_cancer", "method_params": {"positive": "minority"}}}
+    cfg = config(tmp_path, datasets=["sk_breast_cancer", "breast_minority"], per_dataset=per,
+                 methods=methods_cfg, metrics=["errors", "false_positives", "misses"])
+    plain = validate_config(config(tmp_path, methods=methods_cfg, metrics=["errors", "false_positives", "misses"]),
+                            runner.METRICS)
+    _, trials = plan_trials(validate_config(cfg, runner.METRICS).exp)
+    params = {t.dataset: json.loads(t.params_json) for t in trials}
+    assert params["breast_minority"]["positive"] == "minority" and "positive" not in params["sk_breast_cancer"]
+    assert trials[0].trial_id == plan_trials(plain.exp)[1][0].trial_id
+    rows = runner.run_experiment(cfg).set_index("dataset")
+    # sk_breast_cancer: 212 malignant (class 0, the minority) and 357 benign (class 1, classes_[1])
+    n_test = rows["n_test"]
+    for name in rows.index:
+        assert rows.loc[name, "errors"] == rows.loc[name, "false_positives"] + rows.loc[name, "misses"]
+    assert rows.loc["breast_minority", "misses"] <= 0.5 * 212 / 569 * n_test["breast_minority"]  # detects class 0
+    assert rows.loc["sk_breast_cancer", "misses"] <= 0.5 * 357 / 569 * n_test["sk_breast_cancer"]
+    typo = {"breast_minority": {**per["breast_minority"], "method_params": {"positve": "minority"}}}
+    with pytest.raises(ConfigError, match=r"unknown parameter\(s\) .*'positve'.*per_dataset.breast_minority.method_params"):
+        validate_config(config(tmp_path, datasets=["breast_minority"], methods=methods_cfg, per_dataset=typo),
+                        runner.METRICS)
