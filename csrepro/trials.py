@@ -105,8 +105,9 @@ def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
                                      source_dataset(exp, dataset))
         over = exp.per_dataset.get(dataset)
         n_trials = over.n_trials if over is not None and over.n_trials is not None else exp.n_trials
+        dataset_methods = dataset_entries(exp, dataset, entries)
         for t in range(n_trials):
-            for entry in dataset_entries(exp, dataset, entries):
+            for entry in dataset_methods:
                 trials.append(Trial(
                     dataset=dataset, trial=t, method=entry.id, params_json=entry.params_json, config_hash=chash,
                     trial_id=trial_id(chash, dataset, t, entry.id, entry.params_json),
