@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.metrics import detection_at_rate
 
-__all__ = ["DetectionRateClassifier", "check_rate", "clear_memo", "inner_folds", "select_at_rate"]
+__all__ = ["DetectionRateClassifier", "check_rate", "clear_memo", "detected_class", "inner_folds", "select_at_rate"]
 
 _MEMO: OrderedDict = OrderedDict()
 MEMO_SIZE = 8
@@ -65,6 +65,15 @@ def inner_folds(ys, cv, seed):
         raise ValueError(f"cv={cv} folds but the smaller class has only {n_min} training examples; "
                          "lower cv or use cv='loo'")
     return list(StratifiedKFold(cv, shuffle=True, random_state=seed).split(ys, ys))
+
+
+def detected_class(y, classes, positive):
+    """The class a detector detects among the two ``classes`` of labels ``y``: ``classes[1]`` for
+    ``positive="last"``, the rarer class for "minority" (ties: ``classes[1]``)."""
+    if positive not in ("last", "minority"):
+        raise ValueError(f"positive must be 'last' or 'minority', got {positive!r}")
+    counts = [np.sum(y == c) for c in classes]
+    return classes[0] if positive == "minority" and counts[0] < counts[1] else classes[1]
 
 
 def check_rate(rate) -> float:
@@ -167,10 +176,7 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) != 2:
             raise ValueError(f"Only binary classification is supported. {type(self).__name__} got "
                              f"{len(self.classes_)} class(es) {self.classes_.tolist()[:10]}; give it exactly two classes")
-        if self.positive not in ("last", "minority"):
-            raise ValueError(f"positive must be 'last' or 'minority', got {self.positive!r}")
-        counts = [np.sum(y == c) for c in self.classes_]
-        self.pos_label_ = self.classes_[0] if self.positive == "minority" and counts[0] < counts[1] else self.classes_[1]
+        self.pos_label_ = detected_class(y, self.classes_, self.positive)
         z = (y == self.pos_label_).astype(int)  # the estimator sees the detected class as 1
         ys = np.where(z == 1, 1.0, -1.0)
         template, grid = self._estimator_and_grid()

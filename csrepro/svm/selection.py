@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import smo
 from csrepro.costs import validate_cost_matrix
-from csrepro.detection_rate import check_rate, inner_folds, select_at_rate
+from csrepro.detection_rate import check_rate, detected_class, inner_folds, select_at_rate
 from csrepro.svm.cs_svm import (
     VARIANTS,
     CostSensitiveSVC,
@@ -197,7 +197,10 @@ class DetectionRateSVC(_GridSVC):
     variant : {"cs", "bp", "bm", "svm"}
         The SVM of thesis Ch. V; the grid searched is :func:`cost_grid`.
     target_detection_rate : float in (0, 1]
-        Detection rate (recall of ``classes_[1]``) the out-of-fold predictions must reach.
+        Detection rate (recall of the detected class) the out-of-fold predictions must reach.
+    positive : {"last", "minority"}
+        The detected class (``pos_label_``): ``classes_[1]``, or the rarer class of the training
+        labels (ties: ``classes_[1]``); the SVM is trained with it as its positive class.
     C_grid, C1_grid, C_minus1_grid : sequences of float > 0
     kernel, gamma : as in :class:`CostSensitiveSVC` (gamma is resolved once on the training set).
     cv : "loo" or int >= 2
@@ -211,17 +214,18 @@ class DetectionRateSVC(_GridSVC):
     random_state : int, Generator or None
         Seeds the k-fold shuffle when ``cv_seed`` is None (unused for "loo").
 
-    Fitted: ``best_params_`` (C, C1, C_minus1), ``threshold_`` (cross-validated threshold on f),
+    Fitted: ``pos_label_``, ``best_params_`` (C, C1, C_minus1), ``threshold_`` (cross-validated threshold on f),
     ``cv_false_positives_`` and ``cv_detection_rate_`` at the chosen point, ``cv_results_``
     (one dict per grid point) and ``best_estimator_`` (the best point's SVM on all training data,
     threshold applied; the search's full-data solution, so no refit).
     """
 
-    def __init__(self, variant="cs", target_detection_rate=0.9, C_grid=(0.1, 1.0, 10.0), C1_grid=(1.0, 2.0, 4.0),
-                 C_minus1_grid=(1.0, 2.0), kernel="rbf", gamma="scale", cv="loo", cv_seed=None, tol=1e-3,
-                 max_iter=1_000_000, cost_matrix=None, random_state=None):
+    def __init__(self, variant="cs", target_detection_rate=0.9, positive="last", C_grid=(0.1, 1.0, 10.0),
+                 C1_grid=(1.0, 2.0, 4.0), C_minus1_grid=(1.0, 2.0), kernel="rbf", gamma="scale", cv="loo",
+                 cv_seed=None, tol=1e-3, max_iter=1_000_000, cost_matrix=None, random_state=None):
         self.variant = variant
         self.target_detection_rate = target_detection_rate
+        self.positive = positive
         self.C_grid = C_grid
         self.C1_grid = C1_grid
         self.C_minus1_grid = C_minus1_grid
@@ -238,7 +242,12 @@ class DetectionRateSVC(_GridSVC):
         """Cross-validate the grid on (X, y); keep the best point's SVM on all of it."""
         d = check_rate(self.target_detection_rate)
         grid = cost_grid(self.variant, self.C_grid, self.C1_grid, self.C_minus1_grid)
-        X, y, ys, template, scored = self._search(X, y, grid)
+        y = np.asarray(y)
+        classes = np.unique(y)
+        pos = detected_class(y, classes, self.positive) if len(classes) == 2 else None
+        z = (y == pos).astype(int) if pos is not None else y  # the SVM sees the detected class as 1
+        X, z, ys, template, scored = self._search(X, z, grid)
+        self.classes_, self.pos_label_ = classes, pos
         k, points = select_at_rate(ys, [scores for _, scores, _ in scored], d)
         self.cv_results_ = [{"C": C, "C1": C1, "C_minus1": Cm1, "threshold": p.threshold,
                              "detection_rate": p.detection_rate, "false_positives": p.false_positives}
@@ -250,9 +259,20 @@ class DetectionRateSVC(_GridSVC):
         self.cv_detection_rate_ = best["detection_rate"]
         # f >= threshold_ predicts positive; CostSensitiveSVC predicts f + threshold > 0
         shift = -np.nextafter(self.threshold_, -np.inf)
-        self.best_estimator_ = self._best(template, X, y, {**self.best_params_, "threshold": 0.0}, scored[k][2])
+        self.best_estimator_ = self._best(template, X, z, {**self.best_params_, "threshold": 0.0}, scored[k][2])
         self.best_estimator_.set_params(threshold=shift - self.best_estimator_.offset_)
         return self
+
+    def decision_function(self, X):
+        """Thresholded decision values of ``best_estimator_``, signed so that > 0 favours ``classes_[1]``."""
+        d = super().decision_function(X)
+        return d if self.pos_label_ == self.classes_[1] else -d
+
+    def predict(self, X):
+        """The detected class where ``best_estimator_`` predicts it, else the other class."""
+        detected = super().predict(X) == 1
+        other = self.classes_[0] if self.pos_label_ == self.classes_[1] else self.classes_[1]
+        return np.where(detected, self.pos_label_, other)
 
 
 class CostRatioSVC(_GridSVC):

@@ -182,3 +182,29 @@ def test_k_fold_seed_shared_across_method_seeds():
     a = DetectionRateSVC(random_state=1, **kw).fit(X, y)
     b = DetectionRateSVC(random_state=2, **kw).fit(X, y)
     assert a.cv_results_ == b.cv_results_
+
+
+@pytest.mark.parametrize("variant", ["cs", "bm"])
+def test_minority_detection_is_the_last_class_detection_of_swapped_labels(variant):
+    """``positive="minority"`` detects "b" (40 %) whichever label it carries: relabelling b as the first
+    class in sorted order gives the same choice, threshold and predictions; false positives and
+    misses count the detected class."""
+    X, y = _problem()
+    params = dict(variant=variant, target_detection_rate=0.85, C_grid=[0.1, 1.0], C1_grid=[1.0, 3.0],
+                  C_minus1_grid=[1.0], cv=4, cv_seed=0)
+    last = DetectionRateSVC(**params).fit(X, y)
+    swapped = np.where(y == "b", "0b", "a")  # "0b" sorts first: the minority is classes_[0]
+    minority = DetectionRateSVC(**params, positive="minority").fit(X, swapped)
+    assert minority.pos_label_ == "0b" and last.pos_label_ == "b"
+    assert minority.best_params_ == last.best_params_ and minority.threshold_ == last.threshold_
+    np.testing.assert_array_equal(minority.predict(X) == "0b", last.predict(X) == "b")
+    np.testing.assert_allclose(minority.decision_function(X), -last.decision_function(X))
+    z = np.searchsorted(minority.classes_, swapped)
+    p = Predictions(z, np.searchsorted(minority.classes_, minority.predict(X)), np.ones((2, 2)) - np.eye(2),
+                    minority, X, minority.classes_)
+    q = Predictions(np.searchsorted(last.classes_, y), np.searchsorted(last.classes_, last.predict(X)),
+                    np.ones((2, 2)) - np.eye(2), last, X, last.classes_)
+    assert (METRICS["false_positives"](p), METRICS["misses"](p)) == (METRICS["false_positives"](q),
+                                                                      METRICS["misses"](q))
+    with pytest.raises(ValueError, match="positive must be"):
+        DetectionRateSVC(**params, positive="first").fit(X, y)
