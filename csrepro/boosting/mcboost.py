@@ -72,6 +72,10 @@ class _CoordinateStep:
         self.off = np.ascontiguousarray(v[z]) if margin else np.zeros(n)
         # a cell is (feature value, offset): offsets are the groups of v_{z_i} (margin family) or all 0
         self.cell_offsets = self.uniq if margin else np.zeros(1)
+        # the identity-outer line search on cells: the groups' values, or for the pairwise family the
+        # exponents uniq_u - uniq_k of the product's terms (a plain-family sum)
+        self.cell_uniq = (self.uniq[:, None] - self.uniq[None, :]).ravel() if self.pairwise else self.uniq
+        self.cell_family = kern.FAMILIES["plain"] if self.pairwise else family
         self.offset_index = self.group[z] if margin else np.zeros(n, dtype=np.intp)
         self.wh, self.g = shared
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
@@ -112,17 +116,13 @@ class _CoordinateStep:
             factors = np.empty((len(factor_g), self.factors.shape[1]))
         self._line = (factor_g, factor_off, rows, factors)
         if coded is not None and state.outer == kern.OUTERS["identity"]:
-            nu = len(self.uniq)
-            sums = np.empty((len(factor_g), nu * nu if self.pairwise else nu))
+            sums = np.empty((len(factor_g), len(self.cell_uniq)))
             kern.aggregate_cells(self.A, self.B, state.scale, rows, self.family, sums)
-            # the pairwise product's terms have exponents alpha g (uniq_u - uniq_k): a plain-family sum
-            uniq = (self.uniq[:, None] - self.uniq[None, :]).ravel() if self.pairwise else self.uniq
-            family = kern.FAMILIES["plain"] if self.pairwise else self.family
             ones, work = np.ones(len(factor_g)), np.empty_like(sums)
 
             def cell_derivatives(alpha):
-                return kern.line_derivatives(sums, sums, ones, uniq, factor_off, factor_g, family,
-                                             state.outer, alpha, work)
+                return kern.line_derivatives(sums, sums, ones, self.cell_uniq, factor_off, factor_g,
+                                             self.cell_family, state.outer, alpha, work)
 
             return newton_line_search(cell_derivatives, tol=tol, max_iter=max_iter)[0]
 
