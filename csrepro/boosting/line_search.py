@@ -27,10 +27,14 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=
     that always holds the root of d1; a step that leaves it, or lands where the derivatives
     overflow, is replaced by bisection; an unbounded bracket end grows geometrically.  Stops
     when a step just taken, or the next Newton-type step (then alpha is within about that
-    step of the minimiser and the step is not taken), is below ``tol * (1 + |alpha|)``; so the
-    returned alpha is the last point evaluated unless a later trial overflowed.  |alpha| is
-    capped at ``max_step``, reached only when the objective keeps decreasing (e.g. separable
-    data).  Returns ``(alpha, evaluations)``.
+    step of the minimiser and the step is not taken), is below ``tol * (1 + |alpha|)``.  With
+    a third derivative it also stops at the next Newton-type step delta itself, without
+    evaluating there, once that point's Newton error estimate |d3 / (2 d2)| delta^2 is below
+    ``tol * (1 + |alpha|)`` and |delta| below ``sqrt(tol) (1 + |alpha|)`` (Halley's error is
+    smaller still): the evaluation that would only confirm convergence is skipped.  So the
+    returned alpha is the last point evaluated or a step from it, unless a later trial
+    overflowed.  |alpha| is capped at ``max_step``, reached only when the objective keeps
+    decreasing (e.g. separable data).  Returns ``(alpha, evaluations)``.
     """
     d = derivatives(0.0) if start is None else start
     if d[0] == 0.0:
@@ -39,8 +43,12 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=
     alpha = 0.0
     for it in range(1, max_iter + 1):
         cand, newton = _step(alpha, d)
-        if newton and lo < cand < hi and abs(cand - alpha) <= tol * (1.0 + abs(alpha)):
-            return alpha, it - 1
+        if newton and lo < cand < hi:
+            delta, bound = abs(cand - alpha), tol * (1.0 + abs(alpha))
+            if delta <= bound:
+                return alpha, it - 1
+            if len(d) > 2 and delta * delta * tol <= bound * bound and abs(d[2]) / (2.0 * d[1]) * delta * delta <= bound:
+                return cand, it - 1
         if not lo < cand < hi:
             if math.isfinite(lo) and math.isfinite(hi):
                 cand = 0.5 * (lo + hi)

@@ -34,3 +34,25 @@ def test_unbounded_decrease_stops():
 
 def test_flat_start_returns_zero():
     assert newton_line_search(lambda x: (0.0, 1.0)) == (0.0, 0)
+
+
+@pytest.mark.parametrize("tol", [1e-3, 1e-6, 1e-10])
+@pytest.mark.parametrize("shift", [0.3, 3.0, -7.0])
+def test_halley_stop_within_tolerance(tol, shift):
+    """f = cosh(x - shift) with its third derivative: wherever the search stops (a trial, or an
+    unevaluated step from it), the result is within tol (1 + |alpha|) of the minimiser."""
+    a, _ = newton_line_search(lambda x: (math.sinh(x - shift), math.cosh(x - shift), math.sinh(x - shift)), tol=tol)
+    assert abs(a - shift) <= tol * (1.0 + abs(a))
+
+
+def test_halley_skips_the_confirming_evaluation():
+    """With d3, the last Newton-type step is taken without the evaluation that would only confirm it."""
+    seen = []
+
+    def d(x):
+        seen.append(x)
+        return math.sinh(x - 3.0), math.cosh(x - 3.0), math.sinh(x - 3.0)
+
+    a, evaluations = newton_line_search(d, tol=1e-6)
+    assert a not in seen and evaluations == len(seen) - 1  # derivatives(0) is the start, not counted
+    assert a == pytest.approx(3.0, abs=1e-12)
