@@ -95,7 +95,7 @@ def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
     a grid member) and ``params_json`` the entry's params, with ``method`` and ``cv`` for aliases.
     """
     plans, trials = {}, []
-    metrics = tuple(exp.metrics)
+    name, metrics = exp.name, tuple(exp.metrics)  # plain values: the loop below runs once per trial
     entries = method_entries(exp.methods)
     for dataset in exp.datasets:
         protocol, cost = dataset_setting(exp, dataset, "protocol"), dataset_setting(exp, dataset, "cost")
@@ -105,14 +105,14 @@ def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
                                      source_dataset(exp, dataset))
         over = exp.per_dataset.get(dataset)
         n_trials = over.n_trials if over is not None and over.n_trials is not None else exp.n_trials
-        dataset_methods = dataset_entries(exp, dataset, entries)
+        dataset_methods = [(entry.id, entry.params_json) for entry in dataset_entries(exp, dataset, entries)]
         for t in range(n_trials):
-            for entry in dataset_methods:
+            cost_seed = derive_seed(name, dataset, t, "cost")
+            for method, params_json in dataset_methods:
                 trials.append(Trial(
-                    dataset=dataset, trial=t, method=entry.id, params_json=entry.params_json, config_hash=chash,
-                    trial_id=trial_id(chash, dataset, t, entry.id, entry.params_json),
-                    cost_seed=derive_seed(exp.name, dataset, t, "cost"),
-                    model_seed=derive_seed(exp.name, dataset, t, entry.id, "model")))
+                    dataset=dataset, trial=t, method=method, params_json=params_json, config_hash=chash,
+                    trial_id=trial_id(chash, dataset, t, method, params_json), cost_seed=cost_seed,
+                    model_seed=derive_seed(name, dataset, t, method, "model")))
     return plans, trials
 
 

@@ -7,7 +7,9 @@
 key=value are OmegaConf dotlist overrides of the composed config (conf/config.yaml with the
 experiment under ``exp``), e.g. results.root=DIR (default "results", relative to the working
 directory).  Per experiment it writes, under <results.root>/<exp.name>/: REPORT.md,
-comparison.csv, tables/<table>.md and .tex, and figures/*.png.
+comparison.csv, tables/<table>.md and .tex, and figures/*.png.  Only the stored trials that the
+composed config plans (csrepro.trials, as the runner plans them) are reported; rows of other
+settings still in the store are counted in REPORT.md and left out.
 """
 
 from __future__ import annotations
@@ -109,13 +111,28 @@ def results_root(cfg: DictConfig) -> Path:
     return Path(_select(cfg, "results.root", default="results"))
 
 
-def _read_store(exp_dir: Path) -> pd.DataFrame:
-    """The experiment's trials via csrepro.store.read_store, one row per (dataset, method, trial)."""
+def _read_store(exp_dir: Path, cfg: DictConfig) -> tuple[pd.DataFrame, int]:
+    """The experiment's trials that ``cfg`` plans (csrepro.store.read_store), one row per (dataset,
+    method, trial), and the number of stored trials it does not plan, which are left out."""
     if not exp_dir.is_dir():
-        return pd.DataFrame()
+        return pd.DataFrame(), 0
     from csrepro.store import read_store
 
-    return latest_trials(read_store(exp_dir))
+    store = read_store(exp_dir)
+    if store.empty:
+        return store, 0
+    planned = store["trial_id"].isin(planned_trial_ids(cfg))
+    return latest_trials(store[planned]), int((~planned).sum())
+
+
+def planned_trial_ids(cfg: DictConfig) -> set[str]:
+    """Ids of the trials ``cfg`` plans, as the runner plans them (validated config, csrepro.trials)."""
+    from csrepro.config import validate_config
+    from csrepro.runner import METRICS
+    from csrepro.trials import plan_trials
+
+    runner_cfg = OmegaConf.masked_copy(cfg, [key for key in cfg if key != "hydra"])
+    return {trial.trial_id for trial in plan_trials(validate_config(runner_cfg, METRICS).exp)[1]}
 
 
 def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
@@ -131,7 +148,9 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
         raise ValueError(f"experiment {exp!r} names no paper; set `paper: <folder under experiments/>` "
                          f"in conf/exp/{exp}.yaml")
     exp_dir = results_root(cfg) / name
-    store = _read_store(exp_dir)
+    store, unplanned = _read_store(exp_dir, cfg)
+    if unplanned:
+        print(f"{name}: left out {unplanned} stored trials that conf/exp/{exp}.yaml (with the overrides) does not plan")
     pub_path = Path(experiments_dir) / paper / "published.csv"
     published = load_published(pub_path) if pub_path.is_file() else pd.DataFrame(columns=PUBLISHED_COLUMNS + ["bold"])
     report = _select(cfg, "exp.report", "report", default={})
@@ -162,8 +181,12 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
     figures = make_figures(report.get("figures"), exp_dir / "figures", store, cfg)
     c = counts(comparison)
     source = f"experiments/{paper}/published.csv" if pub_path.is_file() else f"no {pub_path}"
+    left_out = (f"- Left out: {unplanned} stored trials of settings this config does not plan (e.g. an earlier "
+                "protocol, cost or method parameter); `csrepro.store.delete_trials` removes them")
     lines = [f"# {name}: published vs reproduced ({paper})", "", "## Provenance", "", f"- Report: {prov.line()}",
-             *results_lines(store, read_run_info(exp_dir)), "", "## Fidelity", "",
+             *results_lines(store, read_run_info(exp_dir)),
+             *([left_out] if unplanned else []),
+             "", "## Fidelity", "",
              f"{c['within']} of {c['published']} published cells ({source}) within tolerance, {c['outside']} "
              f"outside, {c['missing']} without a reproduced value; cell by cell in comparison.csv.", "",
              *sections, "## Figures", "",

@@ -7,11 +7,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
+from csrepro.config import validate_config
 from csrepro.report import figures
 from csrepro.report.__main__ import load_config, main
 from csrepro.report.compare import COMPARISON_COLUMNS, load_published
 from csrepro.report.provenance import git_commit, read_run_info
+from csrepro.runner import METRICS
+from csrepro.trials import plan_trials
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = load_published(ROOT / "experiments" / "guess_averse" / "published.csv")
@@ -33,17 +38,26 @@ report:
 """
 
 
-def write_store(exp_dir: Path):
+def planned_ids(conf: Path) -> dict:
+    """(dataset, trial, method) -> trial id, as the runner plans the toy experiment."""
+    cfg = load_config("toy", conf)
+    return {(t.dataset, t.trial, t.method): t.trial_id for t in plan_trials(validate_config(cfg, METRICS).exp)[1]}
+
+
+def write_store(exp_dir: Path, ids: dict):
+    """Five trials per published cell, and one row of a trial the config does not plan (an earlier
+    setting's), whose wild risk must not reach the report."""
     rows = []
     for i, c in enumerate(PUBLISHED[PUBLISHED["row"].isin(DATASETS)].itertuples()):
         for t, off in enumerate(np.roll(OFFSETS, i)):  # rolled: paired differences vary across trials
             rows.append({
-                "trial_id": f"{c.row}-{c.column}-{t}", "config_hash": "h", "exp": "toy", "paper": "guess_averse",
+                "trial_id": ids[(c.row, t, c.column)], "config_hash": "h", "exp": "toy", "paper": "guess_averse",
                 "dataset": c.row, "trial": t, "split_seed": t, "cost_seed": t, "model_seed": t,
                 "method": c.column, "params": "{}", "risk": c.value + off + (1.0 if (c.row, c.column) == FAR else 0),
                 "error": 0.1, "fit_seconds": 1.5, "predict_seconds": 0.5, "n_train": 80, "n_test": 20,
                 "n_classes": 6, "versions": "{}", "git_commit": "abc1234", "finished_at": f"2025-01-0{t + 1}T00:00:00",
             })
+    rows.append({**rows[0], "trial_id": "not-planned", "risk": 99.0})
     (exp_dir / "store").mkdir(parents=True)
     pd.DataFrame(rows).to_parquet(exp_dir / "store" / "part-0.parquet", index=False)
 
@@ -67,7 +81,7 @@ def setup(tmp_path, monkeypatch):
     (conf / "exp" / "toy.yaml").write_text(EXP_YAML)
     (conf / "config.yaml").write_text("defaults:\n  - exp: toy\nresults:\n  root: unused\n")
     results = tmp_path / "results"
-    write_store(results / "toy")
+    write_store(results / "toy", planned_ids(conf))
     run_info = {"command": "python -m csrepro.run exp=toy", "started": "2025-01-01T00:00:00",
                 "finished": "2025-01-01T00:01:40", "wall_seconds": 100.0, "git_commit": "abc1234"}
     (results / "toy" / "run_info.json").write_text(json.dumps(run_info))
@@ -95,6 +109,7 @@ def test_report_one_experiment(setup):
     assert "python -m csrepro.run exp=toy" in report and "wall time 100.0 s" in report
     assert "fit + predict time 120.0 s" in report and git_commit() in report
     assert "11 of 66 published cells" in report and "![toy_toy](figures/toy_toy.png)" in report
+    assert "- Left out: 1 stored trials of settings this config does not plan" in report
     assert (out / "figures" / "toy_toy.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -163,3 +178,15 @@ def test_provenance_helpers(tmp_path):
     (tmp_path / "run_info.json").write_text("[1]")
     with pytest.raises(ValueError, match="JSON object"):
         read_run_info(tmp_path)
+
+
+@pytest.mark.parametrize("exp", sorted(p.stem for p in (ROOT / "conf" / "exp").glob("*.yaml")))
+def test_report_config_is_the_runners(exp):
+    """The report's composition of conf/exp/<exp>.yaml validates to the runner's Hydra composition,
+    so the report keeps exactly the trials the runner plans."""
+    with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
+        runner = compose("config", overrides=[f"+exp={exp}"])
+    report = load_config(exp, ROOT / "conf")
+    report = OmegaConf.masked_copy(report, [k for k in report if k != "hydra"])
+    assert (OmegaConf.to_container(validate_config(report, METRICS), resolve=True)
+            == OmegaConf.to_container(validate_config(runner, METRICS), resolve=True))
