@@ -3,6 +3,8 @@
 import math
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from csrepro.boosting.line_search import newton_line_search
 
@@ -56,3 +58,21 @@ def test_halley_skips_the_confirming_evaluation():
     a, evaluations = newton_line_search(d, tol=1e-6)
     assert a not in seen and evaluations == len(seen) - 1  # derivatives(0) is the start, not counted
     assert a == pytest.approx(3.0, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.1, 10.0), st.floats(-3.0, 3.0)), min_size=2, max_size=6),
+       st.floats(-5.0, 5.0), st.sampled_from([1e-4, 1e-6, 1e-9]))
+def test_stop_is_within_tolerance_on_exponential_sums(terms, slope, tol):
+    """f = sum_i a_i e^{b_i x} + slope x (convex, as the MCBoost line objectives): the result's
+    first derivative is that of a point within tol (1 + |alpha|) of the minimiser."""
+    def d(x):
+        e = [a * math.exp(b * x) for a, b in terms]
+        return (sum(b * v for (_, b), v in zip(terms, e)) + slope, sum(b * b * v for (_, b), v in zip(terms, e)),
+                sum(b ** 3 * v for (_, b), v in zip(terms, e)))
+
+    lo_b, hi_b = min(b for _, b in terms), max(b for _, b in terms)
+    assume(lo_b < -0.2 and hi_b > 0.2)  # a finite minimiser, not too far out
+    a, _ = newton_line_search(d, tol=tol)
+    root, _ = newton_line_search(lambda x: d(x)[:2], tol=1e-14)  # Newton to near machine precision
+    assert abs(a - root) <= tol * (1.0 + abs(a))
