@@ -31,7 +31,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.metrics import detection_at_rate
 
-__all__ = ["DetectionRateClassifier", "check_rate", "clear_memo", "detected_class", "inner_folds", "select_at_rate"]
+__all__ = ["DetectionRateClassifier", "check_rate", "clear_memo", "detected_class", "detected_labels", "inner_folds",
+           "select_at_rate", "signed_for_last"]
 
 _MEMO: OrderedDict = OrderedDict()
 MEMO_SIZE = 8
@@ -74,6 +75,18 @@ def detected_class(y, classes, positive):
         raise ValueError(f"positive must be 'last' or 'minority', got {positive!r}")
     counts = [np.sum(y == c) for c in classes]
     return classes[0] if positive == "minority" and counts[0] < counts[1] else classes[1]
+
+
+def signed_for_last(values, classes, pos_label):
+    """Detection values (larger: more like ``pos_label``) signed so that > 0 favours ``classes[1]``,
+    scikit-learn's convention for a binary ``decision_function``."""
+    return values if pos_label == classes[1] else -values
+
+
+def detected_labels(detected, classes, pos_label):
+    """``pos_label`` where ``detected``, else the other of the two ``classes``."""
+    other = classes[0] if pos_label == classes[1] else classes[1]
+    return np.where(detected, pos_label, other)
 
 
 def check_rate(rate) -> float:
@@ -201,14 +214,11 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """The thresholded decision values, signed so that > 0 favours ``classes_[1]``."""
-        d = self._detection(X)
-        return d if self.pos_label_ == self.classes_[1] else -d
+        return signed_for_last(self._detection(X), self.classes_, self.pos_label_)
 
     def predict(self, X):
         """The detected class where the thresholded decision value is >= 0, else the other class."""
-        detected = self._detection(X) >= 0
-        other = self.classes_[0] if self.pos_label_ == self.classes_[1] else self.classes_[1]
-        return np.where(detected, self.pos_label_, other)
+        return detected_labels(self._detection(X) >= 0, self.classes_, self.pos_label_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -47,8 +47,10 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=
             delta, bound = abs(cand - alpha), tol * (1.0 + abs(alpha))
             if delta <= bound:
                 return alpha, it - 1
-            if len(d) > 2 and delta * delta * tol <= bound * bound and abs(d[2]) / (2.0 * d[1]) * delta * delta <= bound:
-                return cand, it - 1
+            if len(d) > 2 and delta * delta <= bound * bound / tol:  # |delta| <= sqrt(tol) (1 + |alpha|)
+                newton_error = abs(d[2]) / (2.0 * d[1]) * delta * delta  # of cand, a Newton step from alpha
+                if newton_error <= bound:
+                    return cand, it - 1
         if not lo < cand < hi:
             if math.isfinite(lo) and math.isfinite(hi):
                 cand = 0.5 * (lo + hi)

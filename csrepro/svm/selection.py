@@ -35,7 +35,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import smo
 from csrepro.costs import validate_cost_matrix
-from csrepro.detection_rate import check_rate, detected_class, inner_folds, select_at_rate
+from csrepro.detection_rate import (
+    check_rate,
+    detected_class,
+    detected_labels,
+    inner_folds,
+    select_at_rate,
+    signed_for_last,
+)
 from csrepro.svm.cs_svm import (
     VARIANTS,
     CostSensitiveSVC,
@@ -130,10 +137,12 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         seed = int(np.random.default_rng(source).integers(2**31))
         return inner_folds(ys, self.cv, seed), seed
 
-    def _search(self, X, y, grid):
-        """Validate (X, y); return (X, y, ys, template, [(grid point, out-of-fold f, (alpha, b, n_iter))]).
+    def _search(self, X, y, grid, positive="last"):
+        """Validate (X, y); return (X, z, ys, template, [(grid point, out-of-fold f, (alpha, b, n_iter))]).
 
-        ``ys``: +-1 labels; ``template``: an unfitted :class:`CostSensitiveSVC` with the resolved gamma.
+        Sets ``classes_`` and ``pos_label_`` (:func:`~csrepro.detection_rate.detected_class` of
+        ``positive``), the class the SVMs see as positive: ``z`` = 1 there, else 0, and ``ys`` its
+        +-1 labels; ``template``: an unfitted :class:`CostSensitiveSVC` with the resolved gamma.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
@@ -141,7 +150,9 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         if len(self.classes_) != 2:
             raise ValueError(f"{type(self).__name__} is binary but y has {len(self.classes_)} class(es) "
                              f"{self.classes_.tolist()[:10]}; give it exactly two classes")
-        ys = np.where(y == self.classes_[1], 1.0, -1.0)
+        self.pos_label_ = detected_class(y, self.classes_, positive)
+        z = (y == self.pos_label_).astype(int)
+        ys = np.where(z == 1, 1.0, -1.0)
         splits, seed = self._splits(ys)
         template = CostSensitiveSVC(variant=self.variant, kernel=self.kernel, gamma=self.gamma, tol=self.tol,
                                     max_iter=self.max_iter)
@@ -165,7 +176,7 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
                               f"at grid point {g}; raise max_iter or tol", ConvergenceWarning, stacklevel=3)
             scored.append((g, f.scale * scores + f.shift, (f.scale * full.alpha, f.scale * full.b + f.shift,
                                                            full.n_iter)))
-        return X, y, ys, template, scored
+        return X, z, ys, template, scored
 
     def _best(self, template, X, y, params, solution):
         """``template`` with ``params``, fitted from the full-data ``solution`` (alpha, b, n_iter) of the search."""
@@ -174,14 +185,14 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         return est._keep(X, ys, *solution)
 
     def decision_function(self, X):
-        """Decision values of ``best_estimator_``, shape (n,); > 0 predicts ``classes_[1]``."""
+        """Decision values of ``best_estimator_`` (> 0: ``pos_label_``), signed so that > 0 favours ``classes_[1]``."""
         check_is_fitted(self)
-        return self.best_estimator_.decision_function(X)
+        return signed_for_last(self.best_estimator_.decision_function(X), self.classes_, self.pos_label_)
 
     def predict(self, X):
-        """Predictions of ``best_estimator_`` (labels of ``classes_``)."""
+        """``pos_label_`` where ``best_estimator_`` predicts its positive class, else the other class."""
         check_is_fitted(self)
-        return self.best_estimator_.predict(X)
+        return detected_labels(self.best_estimator_.predict(X) == 1, self.classes_, self.pos_label_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -217,7 +228,8 @@ class DetectionRateSVC(_GridSVC):
     Fitted: ``pos_label_``, ``best_params_`` (C, C1, C_minus1), ``threshold_`` (cross-validated threshold on f),
     ``cv_false_positives_`` and ``cv_detection_rate_`` at the chosen point, ``cv_results_``
     (one dict per grid point) and ``best_estimator_`` (the best point's SVM on all training data,
-    threshold applied; the search's full-data solution, so no refit).
+    threshold applied; the search's full-data solution, so no refit; its labels are 1 for
+    ``pos_label_`` and 0 for the other class).
     """
 
     def __init__(self, variant="cs", target_detection_rate=0.9, positive="last", C_grid=(0.1, 1.0, 10.0),
@@ -242,12 +254,7 @@ class DetectionRateSVC(_GridSVC):
         """Cross-validate the grid on (X, y); keep the best point's SVM on all of it."""
         d = check_rate(self.target_detection_rate)
         grid = cost_grid(self.variant, self.C_grid, self.C1_grid, self.C_minus1_grid)
-        y = np.asarray(y)
-        classes = np.unique(y)
-        pos = detected_class(y, classes, self.positive) if len(classes) == 2 else None
-        z = (y == pos).astype(int) if pos is not None else y  # the SVM sees the detected class as 1
-        X, z, ys, template, scored = self._search(X, z, grid)
-        self.classes_, self.pos_label_ = classes, pos
+        X, z, ys, template, scored = self._search(X, y, grid, self.positive)
         k, points = select_at_rate(ys, [scores for _, scores, _ in scored], d)
         self.cv_results_ = [{"C": C, "C1": C1, "C_minus1": Cm1, "threshold": p.threshold,
                              "detection_rate": p.detection_rate, "false_positives": p.false_positives}
@@ -263,17 +270,6 @@ class DetectionRateSVC(_GridSVC):
         self.best_estimator_.set_params(threshold=shift - self.best_estimator_.offset_)
         return self
 
-    def decision_function(self, X):
-        """Thresholded decision values of ``best_estimator_``, signed so that > 0 favours ``classes_[1]``."""
-        d = super().decision_function(X)
-        return d if self.pos_label_ == self.classes_[1] else -d
-
-    def predict(self, X):
-        """The detected class where ``best_estimator_`` predicts it, else the other class."""
-        detected = super().predict(X) == 1
-        other = self.classes_[0] if self.pos_label_ == self.classes_[1] else self.classes_[1]
-        return np.where(detected, self.pos_label_, other)
-
 
 class CostRatioSVC(_GridSVC):
     """A :class:`CostSensitiveSVC` with C and the cost scale chosen for the lowest out-of-fold cost (Table V.1).
@@ -288,7 +284,7 @@ class CostRatioSVC(_GridSVC):
     Parameters: ``variant``, ``cost_matrix`` (2x2, required), ``C_grid``, ``C_minus1_grid``,
     ``kernel``, ``gamma``, ``cv``, ``cv_seed``, ``tol``, ``max_iter``, ``random_state`` as in
     :class:`DetectionRateSVC`.  Fitted: ``best_params_``, ``cv_cost_`` (out-of-fold cost of the
-    chosen point), ``cv_results_``, ``best_estimator_``.
+    chosen point), ``cv_results_``, ``best_estimator_`` (labels 1 for ``pos_label_`` = ``classes_[1]``, else 0).
     """
 
     def __init__(self, variant="cs", cost_matrix=None, C_grid=(0.1, 1.0, 10.0), C_minus1_grid=(1.0, 2.0, 4.0),
@@ -324,7 +320,7 @@ class CostRatioSVC(_GridSVC):
         if not grid:
             raise ValueError(f"no scale in C_minus1_grid={list(self.C_minus1_grid)} meets the CS-SVM constraints "
                              f"C_minus1 >= 1 and C1 = {ratio:g} C_minus1 >= 2 C_minus1 - 1; add such scales")
-        X, y, ys, template, scored = self._search(X, y, grid)
+        X, z, ys, template, scored = self._search(X, y, grid)
         offset = (ratio - 1) / (ratio + 1) if self.variant == "bm" else 0.0
         self.cv_results_ = []
         for (C, C1, Cm1), scores, _ in scored:
@@ -334,5 +330,5 @@ class CostRatioSVC(_GridSVC):
         k = min(range(len(scored)), key=lambda i: self.cv_results_[i]["cost"])  # ties: the first in grid order
         self.best_params_ = {name: self.cv_results_[k][name] for name in ("C", "C1", "C_minus1")}
         self.cv_cost_ = self.cv_results_[k]["cost"]
-        self.best_estimator_ = self._best(template, X, y, self.best_params_, scored[k][2])
+        self.best_estimator_ = self._best(template, X, z, self.best_params_, scored[k][2])
         return self

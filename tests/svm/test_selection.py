@@ -118,7 +118,7 @@ def test_cost_ratio_grid_and_choice(variant):
     assert sel.cv_cost_ == min(r["cost"] for r in sel.cv_results_)
     est = sel.best_estimator_
     assert (est.C, est.C1, est.C_minus1) == (sel.best_params_["C"], sel.best_params_["C1"], sel.best_params_["C_minus1"])
-    np.testing.assert_array_equal(sel.predict(X), est.predict(X))
+    np.testing.assert_array_equal(sel.predict(X), sel.classes_[est.predict(X)])  # est: 1 = pos_label_ = classes_[1]
 
 
 def test_cost_ratio_cost_is_the_out_of_fold_cost():
@@ -190,8 +190,8 @@ def test_minority_detection_is_the_last_class_detection_of_swapped_labels(varian
     class in sorted order gives the same choice, threshold and predictions; false positives and
     misses count the detected class."""
     X, y = _problem()
-    params = dict(variant=variant, target_detection_rate=0.85, C_grid=[0.1, 1.0], C1_grid=[1.0, 3.0],
-                  C_minus1_grid=[1.0], cv=4, cv_seed=0)
+    params = {"variant": variant, "target_detection_rate": 0.85, "C_grid": [0.1, 1.0], "C1_grid": [1.0, 3.0],
+              "C_minus1_grid": [1.0], "cv": 4, "cv_seed": 0}
     last = DetectionRateSVC(**params).fit(X, y)
     swapped = np.where(y == "b", "0b", "a")  # "0b" sorts first: the minority is classes_[0]
     minority = DetectionRateSVC(**params, positive="minority").fit(X, swapped)
