@@ -370,18 +370,41 @@ def _check_cost(dataset: str, cost: dict, n_classes: int):
         raise ConfigError(f"cost for {dataset!r} ({n_classes} classes): {err}") from None
 
 
+def _takes(method: str, C, name: str, value) -> bool:
+    """Whether method id ``method`` accepts the keyword ``name`` (whatever it makes of ``value``)."""
+    try:
+        methods.make_estimator(method, cost_matrix=C, random_state=0, **{name: value})
+    except TypeError:
+        return False
+    except Exception:  # noqa: BLE001 -- the keyword was taken; only its value (or the method's fixed params) objected
+        return name not in methods.get_method(method).fixed
+    return True
+
+
+def _method_keywords(method: str, C) -> list[str]:
+    """The keywords ``method`` accepts: its estimator's parameters, or, for a factory that passes
+    keywords on to an inner estimator (e.g. a ``_dr`` id), the inner parameter names it takes."""
+    names = {}
+    for key, value in methods.make_estimator(method, cost_matrix=C, random_state=0).get_params().items():
+        parts = key.split("__")
+        for i in range(len(parts)):
+            names.setdefault("__".join(parts[i:]), value)
+    return sorted(name for name, value in names.items() if _takes(method, C, name, value))
+
+
 def _check_method(entry: MethodEntry, C) -> None:
     where = f"exp.methods.{entry.key}"
     try:
         estimator = methods.make_estimator(entry.method, cost_matrix=C, random_state=0, **entry.params)
-    except TypeError:
-        valid = methods.make_estimator(entry.method, cost_matrix=C, random_state=0).get_params()
-        unknown = sorted(set(entry.params) - set(valid))
-        if not unknown:
-            raise
-        raise ConfigError(f"{where}: unknown parameter(s) {unknown}; valid: {sorted(valid)}") from None
+    except TypeError as err:
+        estimator, failure = None, err
     except ValueError as err:
         raise ConfigError(f"{where}: {err}") from None
+    if estimator is None:  # outside the handler: inside it, CPython 3.11 raised KeyError for a repeated keyword
+        unknown = sorted(name for name, value in entry.params.items() if not _takes(entry.method, C, name, value))
+        if not unknown:
+            raise failure
+        raise ConfigError(f"{where}: unknown parameter(s) {unknown}; valid: {_method_keywords(entry.method, C)}")
     if entry.cv and entry.cv["param"] not in estimator.get_params():
         raise ConfigError(f"{where}.inner_cv.param: {entry.method} has no parameter {entry.cv['param']!r}; "
                           f"valid: {sorted(estimator.get_params())}")

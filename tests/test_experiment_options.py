@@ -1,6 +1,7 @@
 """Experiment options for the thesis configs: method aliases and grids, inner-CV selection, dataset aliases,
 training-part subsampling (train_size) and training-label contamination (label_noise)."""
 
+import ast
 import json
 
 import numpy as np
@@ -89,6 +90,20 @@ def test_config_checks_grid_params_and_inner_cv_param(tmp_path):
     with pytest.raises(ConfigError, match=r"x.inner_cv.param: recorder has no parameter 'c'"):
         validate_config(config(tmp_path, methods={"x": {"method": "recorder", "inner_cv": {"param": "c", "values": [1]}}}),
                         runner.METRICS)
+
+
+def test_config_names_only_the_misspelt_keyword_of_a_factory_method(tmp_path):
+    """A ``_dr`` id passes keywords on to its booster: a typo among them is the only one named, and the
+    valid list holds the names it takes (not ``estimator__n_estimators``, nor the runner's cost_matrix)."""
+    cfg = config(tmp_path, methods={"x": {"method": "cs_adaboost_dr", "n_estimators": 3, "weak_learner": "stump",
+                                          "n_estimator": 3}})
+    with pytest.raises(ConfigError) as err:
+        validate_config(cfg, runner.METRICS)
+    text = str(err.value)
+    assert "exp.methods.x: unknown parameter(s) ['n_estimator']; valid: " in text
+    valid = ast.literal_eval(text.split("valid: ")[1])
+    assert {"n_estimators", "weak_learner", "C1", "target_detection_rate", "param_grid"} <= set(valid)
+    assert not {"estimator__n_estimators", "cost_matrix", "random_state", "estimator"} & set(valid)
 
 
 def test_grid_members_and_inner_cv_run_through_the_runner(tmp_path):
