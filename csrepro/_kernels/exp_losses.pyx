@@ -217,6 +217,23 @@ cdef inline void _group_sums(const double* row, const Py_ssize_t* order, const P
         out[u] = acc
 
 
+cdef inline double _slope_at_zero(const double* A, const double* B, const double* uniq, Py_ssize_t nu,
+                                  double off, int family) noexcept nogil:
+    """d/dalpha at alpha = 0 of one sample's summed terms along g = 1 (before its scale): the first
+    moment of :func:`_sample_derivs` with unit factors, in the same order of operations."""
+    cdef Py_ssize_t u
+    cdef double s0 = 0.0, s1 = 0.0, b0 = 0.0, b1 = 0.0
+    for u in range(nu):
+        s0 += A[u]
+        s1 += A[u] * (uniq[u] - off)
+    if family != 2:
+        return s1
+    for u in range(nu):
+        b0 += B[u]
+        b1 += B[u] * -uniq[u]
+    return s1 * b0 + s0 * b1
+
+
 def prepare_step(const double[:, ::1] P, const double[:, ::1] Q, const double[::1] scale,
                  const Py_ssize_t[::1] order, const Py_ssize_t[::1] starts, const double[::1] uniq,
                  const double[::1] off, int family, int outer, double[:, ::1] wh,
@@ -243,23 +260,27 @@ def prepare_step(const double[:, ::1] P, const double[:, ::1] Q, const double[::
             _group_sums(&P[i, 0], &order[0], &starts[0], nu, &A[i, 0])
             if family == 2:
                 _group_sums(&Q[i, 0], &order[0], &starts[0], nu, &B[i, 0])
-        for i in range(n):
-            _sample_derivs(&A[i, 0], &B[i, 0], &ones[0], &ones[0], nu, &uniq[0], off[i], 1.0,
-                           scale[i], family, outer, nd, d)
-            wh[0, i] = d[0]
-            if nd == 3:
-                wh[1, i] = d[1]
-                wh[2, i] = d[2]
-            if with_loss:
-                s0 = 0.0
+        if nd == 1 and outer == 0:  # weights of the identity outer: the first moments alone
+            for i in range(n):
+                wh[0, i] = scale[i] * _slope_at_zero(&A[i, 0], &B[i, 0], &uniq[0], nu, off[i], family)
+        else:
+            for i in range(n):
+                _sample_derivs(&A[i, 0], &B[i, 0], &ones[0], &ones[0], nu, &uniq[0], off[i], 1.0,
+                               scale[i], family, outer, nd, d)
+                wh[0, i] = d[0]
+                if nd == 3:
+                    wh[1, i] = d[1]
+                    wh[2, i] = d[2]
+        for i in range(n if with_loss else 0):
+            s0 = 0.0
+            for u in range(nu):
+                s0 += A[i, u]
+            if family == 2:
+                x = 0.0
                 for u in range(nu):
-                    s0 += A[i, u]
-                if family == 2:
-                    x = 0.0
-                    for u in range(nu):
-                        x += B[i, u]
-                    s0 *= x
-                total += scale[i] * s0 if outer == 0 else log1p(s0 / scale[i])
+                    x += B[i, u]
+                s0 *= x
+            total += scale[i] * s0 if outer == 0 else log1p(s0 / scale[i])
     return total
 
 
