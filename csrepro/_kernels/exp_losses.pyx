@@ -205,33 +205,26 @@ def apply_step(double[:, ::1] P, double[:, ::1] Q, double[::1] scale, const Py_s
                   NULL if rows is None else &rows[0], family, outer)
 
 
-cdef inline void _group_sums(const double* row, const Py_ssize_t* order, const Py_ssize_t* starts,
-                             Py_ssize_t nu, double* out) noexcept nogil:
-    """out[u] = sum of row over the terms order[starts[u]:starts[u + 1]]."""
+cdef inline double _group_sums(const double* row, const Py_ssize_t* order, const Py_ssize_t* starts,
+                               Py_ssize_t nu, bint moments, const double* uniq, double sign, double off,
+                               double* out, double* total) noexcept nogil:
+    """out[u] = sum of row over the terms order[starts[u]:starts[u + 1]].  With ``moments`` (pass
+    a constant), also the sums' total (``total[0]``) and returns their first moment sum_u out[u]
+    (sign uniq[u] - off), the terms' slope at alpha = 0 along g = 1 (before the scale; as
+    :func:`_grouped_moments`, same operations), taken from the sums still in registers: reading
+    ``out`` back would stall store forwarding."""
     cdef Py_ssize_t u, k
-    cdef double acc
+    cdef double acc, s0 = 0.0, s1 = 0.0
     for u in range(nu):
         acc = 0.0
         for k in range(starts[u], starts[u + 1]):
             acc += row[order[k]]
         out[u] = acc
-
-
-cdef inline double _slope_at_zero(const double* A, const double* B, const double* uniq, Py_ssize_t nu,
-                                  double off, int family) noexcept nogil:
-    """d/dalpha at alpha = 0 of one sample's summed terms along g = 1 (before its scale): the first
-    moment of :func:`_sample_derivs` with unit factors, in the same order of operations."""
-    cdef Py_ssize_t u
-    cdef double s0 = 0.0, s1 = 0.0, b0 = 0.0, b1 = 0.0
-    for u in range(nu):
-        s0 += A[u]
-        s1 += A[u] * (uniq[u] - off)
-    if family != 2:
-        return s1
-    for u in range(nu):
-        b0 += B[u]
-        b1 += B[u] * -uniq[u]
-    return s1 * b0 + s0 * b1
+        if moments:
+            s0 += acc
+            s1 += acc * (sign * uniq[u] - off)
+    total[0] = s0
+    return s1
 
 
 def prepare_step(const double[:, ::1] P, const double[:, ::1] Q, const double[::1] scale,
@@ -249,38 +242,38 @@ def prepare_step(const double[:, ::1] P, const double[:, ::1] Q, const double[::
     margin family (else 0).  ``A[i, u]`` receives the sum of sample i's P terms of group u
     (``B`` likewise from Q, pairwise family).  Returns the summed loss when ``with_loss``, else 0.
     """
-    cdef Py_ssize_t i, u, n = P.shape[0], nu = uniq.shape[0]
+    cdef Py_ssize_t i, n = P.shape[0], nu = uniq.shape[0]
     cdef int nd = 3 if wh.shape[0] == 3 else 1
-    cdef double s0, x, total = 0.0
+    cdef double s0, s1, b0 = 1.0, b1 = 0.0, total = 0.0
     cdef double d[3]
     cdef double[::1] ones = np.ones(nu)
+    cdef bint slope = nd == 1 and outer == 0  # the weights are the slope: no second pass
     with nogil:
-        # two passes: reading the sums right after writing them would stall store forwarding
-        for i in range(n):
-            _group_sums(&P[i, 0], &order[0], &starts[0], nu, &A[i, 0])
-            if family == 2:
-                _group_sums(&Q[i, 0], &order[0], &starts[0], nu, &B[i, 0])
-        if nd == 1 and outer == 0:  # weights of the identity outer: the first moments alone
+        if slope or with_loss:
             for i in range(n):
-                wh[0, i] = scale[i] * _slope_at_zero(&A[i, 0], &B[i, 0], &uniq[0], nu, off[i], family)
+                s1 = _group_sums(&P[i, 0], &order[0], &starts[0], nu, True, &uniq[0], 1.0, off[i], &A[i, 0], &s0)
+                if family == 2:
+                    b1 = _group_sums(&Q[i, 0], &order[0], &starts[0], nu, True, &uniq[0], -1.0, 0.0, &B[i, 0], &b0)
+                    s1 = s1 * b0 + s0 * b1  # the product's slope (Leibniz)
+                    s0 = s0 * b0
+                if slope:
+                    wh[0, i] = scale[i] * s1
+                if with_loss:
+                    total += scale[i] * s0 if outer == 0 else log1p(s0 / scale[i])
         else:
             for i in range(n):
-                _sample_derivs(&A[i, 0], &B[i, 0], &ones[0], &ones[0], nu, &uniq[0], off[i], 1.0,
-                               scale[i], family, outer, nd, d)
-                wh[0, i] = d[0]
-                if nd == 3:
-                    wh[1, i] = d[1]
-                    wh[2, i] = d[2]
-        for i in range(n if with_loss else 0):
-            s0 = 0.0
-            for u in range(nu):
-                s0 += A[i, u]
-            if family == 2:
-                x = 0.0
-                for u in range(nu):
-                    x += B[i, u]
-                s0 *= x
-            total += scale[i] * s0 if outer == 0 else log1p(s0 / scale[i])
+                _group_sums(&P[i, 0], &order[0], &starts[0], nu, False, NULL, 0.0, 0.0, &A[i, 0], &s0)
+                if family == 2:
+                    _group_sums(&Q[i, 0], &order[0], &starts[0], nu, False, NULL, 0.0, 0.0, &B[i, 0], &b0)
+        # the higher derivatives (or the log1p outer) in a second pass: reading the sums right
+        # after writing them would stall store forwarding
+        for i in range(0 if slope else n):
+            _sample_derivs(&A[i, 0], &B[i, 0], &ones[0], &ones[0], nu, &uniq[0], off[i], 1.0,
+                           scale[i], family, outer, nd, d)
+            wh[0, i] = d[0]
+            if nd == 3:
+                wh[1, i] = d[1]
+                wh[2, i] = d[2]
     return total
 
 
