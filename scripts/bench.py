@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import platform
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +29,9 @@ LOSSES = ["gll", "gel", "mcboost", "ls", "lt"]
 ITERS = {"cython": 20, "numpy": 3}
 
 
-def per_iteration(X, y, C, loss, backend):
-    """Seconds per boosting iteration: the least of 5 of (fit(T + 1) - fit(1)) / T, T = ITERS[backend],
-    so that, as for the LightGBM round, the per-fit set-up (validation, scaling) is not counted.
-    The least, not the median, of repeats: on a shared machine the other processes only ever add time."""
+def iteration_sample(X, y, C, loss, backend):
+    """One measurement of seconds per boosting iteration: (fit(T + 1) - fit(1)) / T, T = ITERS[backend],
+    so that, as for the LightGBM round, the per-fit set-up (validation, scaling) is not counted."""
     T = ITERS[backend]
 
     def fit(m):
@@ -40,11 +40,11 @@ def per_iteration(X, y, C, loss, backend):
         MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m, backend=backend).fit(X, y)
         return time.perf_counter() - t
 
-    return float(min((fit(T + 1) - fit(1)) / T for _ in range(5)))
+    return (fit(T + 1) - fit(1)) / T
 
 
-def lightgbm_round(X, y):
-    """Seconds per LightGBM multiclass round with depth-1 trees and 200 bins, one thread (least of 5, after a warm-up)."""
+def lightgbm_sample(X, y):
+    """One measurement of seconds per LightGBM multiclass round with depth-1 trees and 200 bins, one thread."""
     import lightgbm as lgb
 
     def fit(rounds):
@@ -53,8 +53,18 @@ def lightgbm_round(X, y):
                            max_bin=200, min_child_samples=1, n_jobs=1, verbose=-1).fit(X, y)
         return time.perf_counter() - t
 
-    fit(1)  # warm-up: the first fit in a process pays LightGBM's one-off setup
-    return float(min((fit(41) - fit(1)) / 40 for _ in range(5)))
+    return (fit(41) - fit(1)) / 40
+
+
+def least_interleaved(samplers, repeats=5):
+    """The least of ``repeats`` measurements of each sampler, taken in turns (A B A B ...), so that the
+    minima compared come from the same stretch of time; the least, not the median: on a shared machine
+    the other processes only ever add time."""
+    runs = [[] for _ in samplers]
+    for _ in range(repeats):
+        for sampler, out in zip(samplers, runs, strict=True):
+            out.append(sampler())
+    return [float(min(out)) for out in runs]
 
 
 def smo_vs_libsvm(name):
@@ -228,10 +238,12 @@ def main():
         X, y = ds.X[train], ds.y[train]
         K = len(np.unique(y))
         C = random_symmetric(K, random_state=0)
+        lightgbm_sample(X, y)  # warm-up: the first fit in a process pays LightGBM's one-off setup
         for loss in LOSSES:
-            # the LightGBM round is timed next to each Cython timing: this shared machine's speed drifts
-            lgbm = lightgbm_round(X, y)
-            cy, ref = per_iteration(X, y, C, loss, "cython"), per_iteration(X, y, C, loss, "numpy")
+            # LightGBM rounds and Cython iterations are timed in turns: this shared machine's speed drifts
+            lgbm, cy = least_interleaved([partial(lightgbm_sample, X, y),
+                                          partial(iteration_sample, X, y, C, loss, "cython")])
+            ref = least_interleaved([partial(iteration_sample, X, y, C, loss, "numpy")])[0]
             row = (f"| {name} | {X.shape[0]} x {X.shape[1]}, {K} | {loss} | {cy:.4f} | {ref:.4f} | "
                    f"{ref / cy:.1f}x | {lgbm:.4f} | {cy / lgbm:.1f}x |")
             print(row, flush=True)
