@@ -36,9 +36,7 @@ def iteration_sample(X, y, C, loss, backend):
 
     def fit(m):
         mcboost._FITS.clear()  # time real trainings, not the memo of a previous fit
-        t = time.perf_counter()
-        MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m, backend=backend).fit(X, y)
-        return time.perf_counter() - t
+        return wall_seconds(lambda: MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m, backend=backend).fit(X, y))
 
     return (fit(T + 1) - fit(1)) / T
 
@@ -48,12 +46,18 @@ def lightgbm_sample(X, y):
     import lightgbm as lgb
 
     def fit(rounds):
-        t = time.perf_counter()
-        lgb.LGBMClassifier(objective="multiclass", n_estimators=rounds, max_depth=1, num_leaves=2,
-                           max_bin=200, min_child_samples=1, n_jobs=1, verbose=-1).fit(X, y)
-        return time.perf_counter() - t
+        return wall_seconds(lambda: lgb.LGBMClassifier(objective="multiclass", n_estimators=rounds, max_depth=1,
+                                                       num_leaves=2, max_bin=200, min_child_samples=1, n_jobs=1,
+                                                       verbose=-1).fit(X, y))
 
     return (fit(41) - fit(1)) / 40
+
+
+def wall_seconds(fn):
+    """Wall seconds of one call of ``fn``."""
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
 
 
 def least_interleaved(samplers, repeats=5):
@@ -85,27 +89,18 @@ def smo_vs_libsvm(name):
     def libsvm():
         SVC(kernel="precomputed", C=1.0, tol=1e-3, cache_size=500).fit(K, y)
 
-    times = []
-    for fit in (ours, libsvm):
-        runs = []
-        for _ in range(3):
-            t = time.perf_counter()
-            fit()
-            runs.append(time.perf_counter() - t)
-        times.append(float(np.median(runs)))
-    return times[0], times[1], len(y)
+    ours_s, libsvm_s = least_interleaved([partial(wall_seconds, ours), partial(wall_seconds, libsvm)], repeats=3)
+    return ours_s, libsvm_s, len(y)
 
 
 def margin_boost_iteration(clf, X, y, iters=20):
-    """Seconds per iteration of an issue-5 booster (median of 3 of (fit(iters + 1) - fit(1)) / iters)."""
+    """Seconds per iteration of an issue-5 booster (least of 3 of (fit(iters + 1) - fit(1)) / iters)."""
     from sklearn.base import clone
 
     def fit(m):
-        t = time.perf_counter()
-        clone(clf).set_params(n_estimators=m).fit(X, y)
-        return time.perf_counter() - t
+        return wall_seconds(lambda: clone(clf).set_params(n_estimators=m).fit(X, y))
 
-    return float(np.median([(fit(iters + 1) - fit(1)) / iters for _ in range(3)]))
+    return least_interleaved([lambda: (fit(iters + 1) - fit(1)) / iters], repeats=3)[0]
 
 
 def margin_boost_rows():
