@@ -36,7 +36,7 @@ def iteration_sample(X, y, C, loss, backend):
 
     def fit(m):
         mcboost._FITS.clear()  # time real trainings, not the memo of a previous fit
-        return wall_seconds(lambda: MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m, backend=backend).fit(X, y))
+        return seconds(lambda: MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m, backend=backend).fit(X, y))
 
     return (fit(T + 1) - fit(1)) / T
 
@@ -46,18 +46,18 @@ def lightgbm_sample(X, y):
     import lightgbm as lgb
 
     def fit(rounds):
-        return wall_seconds(lambda: lgb.LGBMClassifier(objective="multiclass", n_estimators=rounds, max_depth=1,
+        return seconds(lambda: lgb.LGBMClassifier(objective="multiclass", n_estimators=rounds, max_depth=1,
                                                        num_leaves=2, max_bin=200, min_child_samples=1, n_jobs=1,
                                                        verbose=-1).fit(X, y))
 
     return (fit(41) - fit(1)) / 40
 
 
-def wall_seconds(fn):
-    """Wall seconds of one call of ``fn``."""
-    t = time.perf_counter()
+def seconds(fn, clock=time.perf_counter):
+    """Seconds of one call of ``fn`` on ``clock`` (wall time; ``time.process_time`` for CPU time)."""
+    t = clock()
     fn()
-    return time.perf_counter() - t
+    return clock() - t
 
 
 def least_interleaved(samplers, repeats=5):
@@ -89,7 +89,7 @@ def smo_vs_libsvm(name):
     def libsvm():
         SVC(kernel="precomputed", C=1.0, tol=1e-3, cache_size=500).fit(K, y)
 
-    ours_s, libsvm_s = least_interleaved([partial(wall_seconds, ours), partial(wall_seconds, libsvm)], repeats=3)
+    ours_s, libsvm_s = least_interleaved([partial(seconds, ours), partial(seconds, libsvm)], repeats=3)
     return ours_s, libsvm_s, len(y)
 
 
@@ -98,7 +98,7 @@ def margin_boost_iteration(clf, X, y, iters=20):
     from sklearn.base import clone
 
     def fit(m):
-        return wall_seconds(lambda: clone(clf).set_params(n_estimators=m).fit(X, y))
+        return seconds(lambda: clone(clf).set_params(n_estimators=m).fit(X, y))
 
     return least_interleaved([lambda: (fit(iters + 1) - fit(1)) / iters], repeats=3)[0]
 
@@ -140,18 +140,16 @@ def table_v2_selection(name):
     y = ds.y[train]
 
     def fits(variants, rates, clear):
-        t = time.perf_counter()
         for variant in variants:
             for rate in rates:
                 if clear:
                     selection._PATHS.clear()
                     selection._KERNELS.clear()
                 selection.DetectionRateSVC(variant=variant, target_detection_rate=rate / 100).fit(X, y)
-        return time.perf_counter() - t
 
-    alone = 7 * fits(("cs", "bp", "bm"), DETECTION_RATES[:1], True)
+    alone = 7 * seconds(lambda: fits(("cs", "bp", "bm"), DETECTION_RATES[:1], True))
     selection._PATHS.clear()
-    return fits(("cs", "bp", "bm"), DETECTION_RATES, False), alone
+    return seconds(lambda: fits(("cs", "bp", "bm"), DETECTION_RATES, False)), alone
 
 
 def adult_ordinal():
@@ -167,12 +165,7 @@ def adult_ordinal():
 def _best_seconds(fit, repeats=5):
     """Least CPU time (process time, single-threaded code) of ``repeats`` runs: on a shared machine
     the wall time also counts other jobs' time slices."""
-    runs = []
-    for _ in range(repeats):
-        t = time.process_time()
-        fit()
-        runs.append(time.process_time() - t)
-    return min(runs)
+    return least_interleaved([partial(seconds, fit, clock=time.process_time)], repeats)[0]
 
 
 BINARY_RUNS = [("AdaBoost", "stump", None), ("RealBoost", "histogram", None), ("LogitBoost", "stump", None),
