@@ -70,7 +70,9 @@ class ExpConf:
     preprocessing: PreprocessingConf = field(default_factory=PreprocessingConf)
     methods: dict[str, dict[str, Any]] = field(default_factory=dict)
     metrics: list[str] = field(default_factory=lambda: ["risk", "error"])
-    per_dataset: dict[str, DatasetOverrides] = field(default_factory=dict)
+    # values are DatasetOverrides, checked by validate_config: typed as Any so that Hydra can add one
+    # key at a time (``+exp.per_dataset.<id>.n_trials=1``), which a typed dict value refuses
+    per_dataset: dict[str, Any] = field(default_factory=dict, metadata={"schema": DatasetOverrides})
     report: dict[str, Any] = field(default_factory=dict)
 
 
@@ -132,15 +134,15 @@ def check_key(dotted: str) -> None:
     node, path, parts = Config, [], dotted.split(".")
     while parts:
         part = parts.pop(0)
-        names = [f.name for f in dataclasses.fields(node)]
-        if part not in names:
+        fields = {f.name: f for f in dataclasses.fields(node)}
+        if part not in fields:
             where = ".".join(path) or "the top level"
-            raise ConfigError(f"unknown config field {dotted!r}: {where} has no {part!r}; valid fields: {names}")
+            raise ConfigError(f"unknown config field {dotted!r}: {where} has no {part!r}; valid fields: {list(fields)}")
         path.append(part)
         node = typing.get_type_hints(node)[part]
         if typing.get_origin(node) is dict and parts:  # a free key (e.g. a dataset id), then its value's type
             path.append(parts.pop(0))
-            node = typing.get_args(node)[1]
+            node = fields[part].metadata.get("schema", typing.get_args(node)[1])
         if not dataclasses.is_dataclass(node):
             return
 
@@ -163,6 +165,7 @@ def validate_config(cfg, metric_names) -> DictConfig:
         if err.full_key == "exp.name":
             raise ConfigError(f"no experiment selected; pass +exp=<name>, one of {experiment_names()}") from None
         raise ConfigError(f"invalid config value at {err.full_key!r}: {err.msg}") from None
+    merged.exp.per_dataset = {key: _dataset_overrides(key, value) for key, value in merged.exp.per_dataset.items()}
     exp, runner = merged.exp, merged.runner
     if not exp.datasets:
         raise ConfigError("exp.datasets is empty; list registry ids, e.g. 'exp.datasets=[sk_iris,sk_wine]'")
@@ -190,12 +193,12 @@ def validate_config(cfg, metric_names) -> DictConfig:
                           "an alias a `dataset: <registry id>` key")
     for dataset in exp.datasets:
         n_classes = get_spec(source_dataset(exp, dataset)).n_classes
-        _check_protocol(dataset, dataset_setting(exp, dataset, "protocol"))
+        _check_protocol(exp, dataset, dataset_setting(exp, dataset, "protocol"))
         C = _check_cost(dataset, dataset_setting(exp, dataset, "cost"), n_classes)
         extended = dataset_entries(exp, dataset, entries)
         for entry in extended:
             try:
-                _check_method(entry, C)
+                _check_method(entry, C, dataset, n_classes)
             except ConfigError as err:
                 if extended is entries:
                     raise
@@ -206,6 +209,17 @@ def validate_config(cfg, metric_names) -> DictConfig:
         raise ConfigError("runner.n_jobs must be a positive number of workers or negative (-1 = all cores), not 0")
     OmegaConf.set_readonly(merged, True)
     return merged
+
+
+def _dataset_overrides(key: str, value) -> DictConfig:
+    """``exp.per_dataset.<key>`` merged onto the DatasetOverrides schema; errors name the field."""
+    try:
+        return OmegaConf.merge(OmegaConf.structured(DatasetOverrides), value)
+    except ConfigKeyError as err:
+        check_key(f"exp.per_dataset.{key}.{err.full_key}")
+        raise ConfigError(f"invalid config at exp.per_dataset.{key}: {err.msg}") from None
+    except OmegaConfBaseException as err:
+        raise ConfigError(f"invalid config value at 'exp.per_dataset.{key}.{err.full_key}': {err.msg}") from None
 
 
 def _dataset_aliases(exp: DictConfig) -> dict[str, str]:
@@ -338,16 +352,19 @@ def _check_choices(what: str, given, valid) -> None:
         raise ConfigError(f"{what}: unknown {unknown}; valid: {sorted(valid)}")
 
 
-def _check_protocol(dataset: str, protocol: dict) -> None:
+def _check_protocol(exp: DictConfig, dataset: str, protocol: dict) -> None:
     params = dict(protocol)
     name = params.pop("name", None)
     if name not in PROTOCOLS:
         raise ConfigError(f"protocol for {dataset!r}: name={name!r} is not valid; "
                           f"set exp.protocol.name to one of {sorted(PROTOCOLS)}")
     unknown = sorted(set(params) - set(PROTOCOLS[name]) - set(TRAINING_OPTIONS))
-    if unknown:
+    if unknown:  # e.g. a holdout's test_size left by the experiment file after protocol@exp.protocol=kfold
+        own = dataset in exp.per_dataset and unknown[0] in exp.per_dataset[dataset].protocol
+        where = f"exp.per_dataset.{dataset}.protocol" if own else "exp.protocol"
         raise ConfigError(f"protocol {name!r} for {dataset!r} takes no parameter(s) {unknown}; "
-                          f"valid: {sorted(PROTOCOLS[name]) + sorted(TRAINING_OPTIONS)}")
+                          f"valid: {sorted(PROTOCOLS[name]) + sorted(TRAINING_OPTIONS)}; remove it from {where} "
+                          f"(on the command line: '~{where}.{unknown[0]}')")
     size, noise = params.get("train_size"), params.get("label_noise", 0.0)
     if size is not None and not (isinstance(size, int) and not isinstance(size, bool) and size >= 1
                                  or isinstance(size, float) and 0 < size <= 1):
@@ -392,7 +409,9 @@ def _method_keywords(method: str, C) -> list[str]:
     return sorted(name for name, value in names.items() if _takes(method, C, name, value))
 
 
-def _check_method(entry: MethodEntry, C) -> None:
+def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:
+    """Build the entry's estimator for ``dataset`` and run the parameter validation fit would run
+    (each ``inner_cv`` value too); a binary-only method on a multiclass dataset is an error."""
     where = f"exp.methods.{entry.key}"
     try:
         estimator = methods.make_estimator(entry.method, cost_matrix=C, random_state=0, **entry.params)
@@ -408,3 +427,14 @@ def _check_method(entry: MethodEntry, C) -> None:
     if entry.cv and entry.cv["param"] not in estimator.get_params():
         raise ConfigError(f"{where}.inner_cv.param: {entry.method} has no parameter {entry.cv['param']!r}; "
                           f"valid: {sorted(estimator.get_params())}")
+    candidates = [{entry.cv["param"]: value} for value in entry.cv["values"]] if entry.cv else [{}]
+    for values in candidates:
+        try:
+            methods.validate_params(estimator.set_params(**values))
+        except (TypeError, ValueError) as err:
+            chosen = f" (inner_cv value {values})" if values else ""
+            raise ConfigError(f"{where}{chosen}: {err}") from None
+    if n_classes > 2 and not methods.supports_multiclass(estimator):
+        raise ConfigError(f"{where}: {entry.method} ({type(estimator).__name__}) is binary-only, but dataset "
+                          f"{dataset!r} has {n_classes} classes; drop the method or the dataset, or use a "
+                          "two-class variant of the dataset")

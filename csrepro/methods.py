@@ -6,6 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sklearn.base import BaseEstimator
+from sklearn.utils import get_tags
+
 from csrepro.boosting.binary import (
     AdaBoostClassifier,
     LogitBoostClassifier,
@@ -79,6 +82,21 @@ def get_method(name: str) -> MethodSpec:
         return METHODS[name]
     except KeyError:
         raise ValueError(f"unknown method {name!r}; choose one of {method_names()}") from None
+
+
+def validate_params(estimator) -> None:
+    """scikit-learn's parameter validation (``_parameter_constraints``, as fit runs it) of ``estimator``
+    and of every estimator among its parameters; raises InvalidParameterError (a ValueError)."""
+    if hasattr(estimator, "_parameter_constraints"):  # TEMP until helper 3
+        estimator._validate_params()
+    for value in estimator.get_params(deep=False).values():
+        if isinstance(value, BaseEstimator):
+            validate_params(value)
+
+
+def supports_multiclass(estimator) -> bool:
+    """Whether ``estimator`` fits more than two classes (scikit-learn's ``multi_class`` tag)."""
+    return get_tags(estimator).classifier_tags.multi_class
 
 
 def make_estimator(name: str, cost_matrix=None, random_state=None, **params):

@@ -1,34 +1,81 @@
 """Command line: ``python -m csrepro.run +exp=<name> [key=value ...]``; ``-m`` runs a Hydra sweep.
 
-Any config field can be overridden (``exp.n_trials=5 runner.n_jobs=2 results.root=/tmp/r``);
-unknown fields and missing experiments fail before Hydra starts, listing the valid choices.
+Any config field can be overridden (``exp.n_trials=5 runner.n_jobs=2 results.root=/tmp/r``).
+Before Hydra starts, the overrides are composed and the run is checked as far as it can be
+without running a trial (config, results folder, data, protocols: csrepro.runner.preflight; the
+first combination of a sweep); an error prints one line and exits 2, with nothing written.
+A run in which trials failed exits 1 after a one-line summary. ``--debug`` (or
+HYDRA_FULL_ERROR=1) shows the traceback instead.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
 import sys
 
 import hydra
+from hydra import compose, initialize_config_dir
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.errors import OverrideParseException
+from hydra.errors import HydraException, OverrideParseException
 from omegaconf import DictConfig
 
 from csrepro.config import CONF_DIR, ConfigError, check_key, experiment_names
-from csrepro.runner import run_experiment
+from csrepro.data.loaders import DataError
+from csrepro.runner import TrialsFailed, preflight, run_experiment
+from csrepro.store import DamagedStoreError
 
 GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir())
 _SWEEP_FLAGS = ("-m", "--multirun")
+DEBUG_FLAG = "--debug"
+#: expected errors: one line with this prefix, exit status 2 (nothing ran); failed trials exit 1
+_PREFIXES = {ConfigError: "config error", DataError: "data error", DamagedStoreError: "store error"}
 
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def _run(cfg: DictConfig) -> None:
     overrides = HydraConfig.get().overrides.task
+    with one_line_errors():
+        run_experiment(cfg, command=shlex.join(["python", "-m", "csrepro.run", *overrides]), strict=True)
+
+
+@contextlib.contextmanager
+def one_line_errors():
+    """Turn the expected errors into one line on stderr and an exit status (2; 1 for failed trials),
+    unless debugging (``--debug`` or HYDRA_FULL_ERROR=1), when they propagate with their traceback."""
+    if os.environ.get("HYDRA_FULL_ERROR") == "1":
+        yield
+        return
     try:
-        run_experiment(cfg, command=shlex.join(["python", "-m", "csrepro.run", *overrides]))
-    except ConfigError as err:
-        sys.exit(f"config error: {err}")
+        yield
+    except TrialsFailed as err:
+        _exit(f"error: {err}", 1)
+    except tuple(_PREFIXES) as err:
+        prefix = next(p for cls, p in _PREFIXES.items() if isinstance(err, cls))
+        _exit(f"{prefix}: {err}", 2)
+    except HydraException as err:
+        _exit(f"config error: {hydra_message(err)}", 2)
+
+
+def _exit(message: str, status: int):
+    print(message, file=sys.stderr)
+    sys.exit(status)
+
+
+def hydra_message(err: HydraException) -> str:
+    """Hydra's multi-line error (with its cause) as one line: the search path left out, options listed."""
+    lines, options = [], []
+    for line in str(err).split("Config search path:")[0].splitlines():
+        if line.startswith("\t"):
+            options.append(line.strip())
+        elif line.strip():
+            lines.append(line.strip())
+    message = " ".join(lines) + (f" {', '.join(options)}" if options else "")
+    if err.__cause__ is not None:
+        message += f" ({str(err.__cause__).splitlines()[0]})"
+    return message
 
 
 def check_overrides(args: list[str]) -> None:
@@ -52,12 +99,29 @@ def check_overrides(args: list[str]) -> None:
         raise ConfigError(f"no experiment selected; pass +exp=<name>, one of {experiment_names()}")
 
 
+def check_run(args: list[str]) -> None:
+    """Compose the config of ``args`` (a sweep's first combination) and run csrepro.runner.preflight.
+
+    Skipped when ``args`` hold a flag other than ``-m`` (``--cfg``, ``--help``, ...: Hydra's).
+    """
+    if any(a.startswith("-") and a not in _SWEEP_FLAGS for a in args):
+        return
+    overrides = OverridesParser.create().parse_overrides([a for a in args if a not in _SWEEP_FLAGS])
+    first = [f"{o.get_key_element()}={next(iter(o.sweep_string_iterator()))}" if o.is_sweep_override()
+             else o.input_line for o in overrides]
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3", job_name="run"):
+        cfg = compose(config_name="config", overrides=first)
+    preflight(cfg)
+
+
 def main() -> None:
-    """Entry point: check the overrides, then hand over to Hydra."""
-    try:
+    """Entry point: check the overrides and the run (one line and exit 2 on an error), then hand over to Hydra."""
+    if DEBUG_FLAG in sys.argv:
+        sys.argv.remove(DEBUG_FLAG)
+        os.environ["HYDRA_FULL_ERROR"] = "1"
+    with one_line_errors():
         check_overrides(sys.argv[1:])
-    except ConfigError as err:
-        sys.exit(f"config error: {err}")
+        check_run(sys.argv[1:])
     _run()
 
 

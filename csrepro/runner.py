@@ -1,7 +1,8 @@
 """Run an experiment's trials in parallel (joblib/loky or Dask) and store one row per finished trial.
 
 ``run_experiment(cfg)`` is the whole pipeline without Hydra: validate the config, plan the
-trials (csrepro.trials), skip those already in the store (``runner.resume``), run the rest grouped
+trials (csrepro.trials), skip those already in the store (``runner.resume``; without it the new rows
+supersede the stored ones as they are written), run the rest grouped
 by (dataset, trial index) and write each group's rows as a store part as soon as it finishes.
 A trial whose estimator fails (e.g. a single-class training part) is not stored: it is listed
 in ``<exp_dir>/failures.csv`` and reported, and is retried by the next run.
@@ -31,15 +32,15 @@ from omegaconf import DictConfig
 from tqdm.auto import tqdm
 
 from csrepro import methods, metrics
-from csrepro.config import validate_config
+from csrepro.config import ConfigError, validate_config
 from csrepro.costs import make_cost_matrix, resolve_counts
 from csrepro.data.loaders import load_dataset
 from csrepro.data.protocols import TRAINING_OPTIONS, make_splits, subsample_train
 from csrepro.data.synthetic import contaminate_labels
 from csrepro.model_selection import inner_cv
-from csrepro.report.provenance import RUN_INFO, git_commit
+from csrepro.provenance import RUN_INFO, git_commit
 from csrepro.seeding import derive_seed
-from csrepro.store import atomic_write, compact, delete_trials, read_store, write_part
+from csrepro.store import atomic_write, compact, quarantine_damaged, read_store, write_part
 from csrepro.trials import (
     DatasetPlan,
     Task,
@@ -103,36 +104,50 @@ def launch_path(path) -> Path:
     return path if path.is_absolute() else launch_dir / path
 
 
-def run_experiment(cfg, command: str | None = None) -> pd.DataFrame:
+class TrialsFailed(RuntimeError):
+    """Raised by ``run_experiment(..., strict=True)`` after a run in which trials failed; ``rows`` as returned."""
+
+    def __init__(self, message: str, rows: pd.DataFrame):
+        super().__init__(message)
+        self.rows = rows
+
+
+def run_experiment(cfg, command: str | None = None, strict: bool = False) -> pd.DataFrame:
     """Run every unfinished trial of ``cfg`` (DictConfig or dict, schema in csrepro.config).
 
-    Returns the store rows of all the experiment's trials (finished now or before), sorted by
-    dataset, trial, method. Next to the store it updates ``failures.csv`` (the trials that failed,
-    until a run retries them) and writes ``run_info.json``, which records ``command``.
+    Before any trial: the config is validated (csrepro.config), unreadable store parts are moved
+    to quarantine (their trials are recomputed) and every dataset is loaded and split once
+    (:func:`check_data`). Work is ordered by trial index, then dataset, so that progress (and
+    the ETA) is uniform across datasets. Returns the store rows of all the experiment's trials
+    (finished now or before), sorted by dataset, trial, method. Next to the store it updates
+    ``failures.csv`` (the trials that failed, until a run retries them) and writes
+    ``run_info.json``, which records ``command``. With ``strict``, failed trials raise
+    TrialsFailed (after all of this is written) with a one-line summary.
     """
     started, clock = datetime.now(timezone.utc), time.perf_counter()
-    cfg = validate_config(cfg, METRICS)
+    cfg, plans, trials = preflight(cfg)
     exp_dir = launch_path(cfg.results.root) / cfg.exp.name
-    plans, trials = plan_trials(cfg.exp)
+    context = {"data_root": _data_root(cfg), "download": cfg.data.download, "git_commit": git_commit(),
+               "versions": package_versions()}
+    quarantined = quarantine_damaged(exp_dir)
+    if quarantined:
+        log.warning("%s: moved %d unreadable store part(s) to %s; their trials are recomputed", cfg.exp.name,
+                    len(quarantined), quarantined[0].parent)
     wanted = {t.trial_id for t in trials}
-    if cfg.runner.resume:
-        stored = read_store(exp_dir)
-        done = set(stored["trial_id"]) & wanted if not stored.empty else set()
-    else:
-        delete_trials(exp_dir, wanted)
-        done = set()
+    stored = read_store(exp_dir) if cfg.runner.resume else pd.DataFrame()
+    done = set(stored["trial_id"]) & wanted if not stored.empty else set()  # resume=false: new rows supersede old
     pending = [t for t in trials if t.trial_id not in done]
-    tasks = group_tasks(plans, pending)
+    tasks = sorted(group_tasks(plans, pending), key=lambda task: task.trial)  # stable: datasets in turn
     log.info("%s: %d trials, %d already in %s, running %d", cfg.exp.name, len(trials), len(done), exp_dir, len(pending))
-    context = {"data_root": cfg.data.root and str(launch_path(cfg.data.root)), "download": cfg.data.download,
-               "git_commit": git_commit(), "versions": package_versions()}
     failures = []
-    with _parallel(cfg.runner) as parallel, tqdm(total=len(pending), disable=not cfg.runner.progress,
+    with _parallel(cfg.runner) as parallel, tqdm(total=len(pending), disable=not cfg.runner.progress, smoothing=0,
                                                  desc=cfg.exp.name, unit="trial") as bar:
         for rows, failed in parallel(delayed(run_task)(task, context) for task in tasks):
             write_part(exp_dir, rows)
             failures += failed
             bar.update(len(rows) + len(failed))
+            if failures:
+                bar.set_postfix(failed=len(failures))
     compact(exp_dir)
     _update_failures(exp_dir, {t.trial_id for t in pending}, failures)
     finished = datetime.now(timezone.utc)
@@ -144,47 +159,120 @@ def run_experiment(cfg, command: str | None = None) -> pd.DataFrame:
     log.info("%s: ran %d, failed %d, resumed %d trials; store %s", cfg.exp.name, info["ran"], info["failed"],
              info["resumed"], exp_dir / "store")
     stored = read_store(exp_dir)
-    if stored.empty:
-        return stored
-    rows = stored[stored["trial_id"].isin(wanted)]
-    return rows.sort_values(["dataset", "trial", "method"], kind="stable").reset_index(drop=True)
+    rows = stored if stored.empty else stored[stored["trial_id"].isin(wanted)].sort_values(
+        ["dataset", "trial", "method"], kind="stable").reset_index(drop=True)
+    if strict and failures:
+        first = failures[0]
+        raise TrialsFailed(f"{cfg.exp.name}: {len(failures)} of the {len(pending)} trials run failed (first: "
+                           f"{first['dataset']} trial {first['trial']} {first['method']}: {first['error']}); "
+                           f"tracebacks in {exp_dir / FAILURES}; the same command retries them", rows)
+    return rows
+
+
+def preflight(cfg) -> tuple[DictConfig, dict[str, DatasetPlan], list[Trial]]:
+    """Every check that needs no trial, in order: the config (csrepro.config.validate_config), the
+    results folder (created), the data and protocols (:func:`check_data`). Returns the validated
+    config and its plan; raises ConfigError or the loader's DataError with a one-line message.
+    """
+    cfg = validate_config(cfg, METRICS)
+    exp_dir = launch_path(cfg.results.root) / cfg.exp.name
+    try:
+        exp_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"cannot create the results folder {exp_dir} ({err.strerror}); set results.root to a "
+                          "writable folder") from None
+    plans, trials = plan_trials(cfg.exp)
+    check_data(plans, trials, _data_root(cfg), cfg.data.download)
+    return cfg, plans, trials
+
+
+def _data_root(cfg: DictConfig) -> str | None:
+    return cfg.data.root and str(launch_path(cfg.data.root))
+
+
+def check_data(plans: dict[str, DatasetPlan], trials: list[Trial], data_root, download: bool) -> None:
+    """Load every dataset and draw the splits of its first and last trial, before any trial runs.
+
+    A missing or damaged data file raises the loader's DataError; a protocol the data cannot
+    satisfy (e.g. ``test_size=1.5``, more folds than examples, leave-one-out trials beyond n)
+    raises ConfigError naming the setting.
+    """
+    if data_root is not None and not Path(data_root).is_dir():
+        raise ConfigError(f"data.root={data_root} is not a directory; point it at the dataset mirror "
+                          "(a folder of <dataset>/ folders) or leave it out")
+    last = {}
+    for trial in trials:
+        last[trial.dataset] = max(last.get(trial.dataset, 0), trial.trial)
+    for dataset, t in last.items():
+        plan = plans[dataset]
+        try:
+            for index in sorted({0, t}):
+                trial_split(plan, index, data_root, download)
+        except ValueError as err:
+            where = f"exp.protocol or exp.per_dataset.{dataset}.protocol"
+            raise ConfigError(f"protocol {plan.protocol} on {dataset!r} ({where}): {err}") from None
 
 
 def run_task(task: Task, context: dict) -> tuple[list[dict], list[dict]]:
     """Run one (dataset, trial index): returns store rows of the finished trials and records of the failed ones.
 
-    ``context``: data_root, download, git_commit, versions (JSON).
+    ``context``: data_root, download, git_commit, versions (JSON). An error while preparing the
+    task's data, split or cost matrix (e.g. class_frequency costs on a training part that misses a
+    class) fails all its trials; an estimator's error fails its trial only.
     """
     plan = task.plan
-    data = _dataset(plan.source, context["data_root"], context["download"])
-    classes = np.unique(data.y)
-    y = np.searchsorted(classes, data.y)
-    index, seed, train, test = trial_split(plan, task.trial, context["data_root"], context["download"])
-    X_train, X_test = standardize(data.X[train], data.X[test]) if plan.standardize else (data.X[train], data.X[test])
-    y_train = training_labels(plan, task.trial, data.y[train], classes)
-    cost = resolve_counts(plan.cost, np.searchsorted(classes, y_train), len(classes))
-    cost_seed = task.trials[0].cost_seed  # the same for all trials of a (dataset, trial index)
     try:
-        C, cost_error = make_cost_matrix(cost.pop("kind"), len(classes), random_state=cost_seed, **cost), None
-    except ValueError as err:  # e.g. class_frequency on a training part that misses a class: all its trials fail
-        C, cost_error = None, err
+        part, task_error = _prepare(task, context), None
+    except Exception as err:  # noqa: BLE001 -- recorded for each of the task's trials
+        part, task_error = None, err
     rows, failed = [], []
     for trial in task.trials:
         key = {"trial_id": trial.trial_id, "config_hash": trial.config_hash, "exp": plan.exp, "paper": plan.paper,
                "dataset": trial.dataset, "trial": trial.trial, "method": trial.method, "params": trial.params_json}
         try:
-            if cost_error is not None:
-                raise cost_error
-            scores = fit_and_score(trial, plan.metrics, C, classes, X_train, y_train, X_test, y[test])
+            if task_error is not None:
+                raise task_error
+            scores = fit_and_score(trial, plan.metrics, part.C, part.classes, part.X_train, part.y_train,
+                                   part.X_test, part.z_test)
         except Exception as err:  # recorded per trial (failures.csv) so the other trials still run
-            failed.append({**key, "error": f"{type(err).__name__}: {err}", "traceback": traceback.format_exc(),
-                           "failed_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+            failed.append({**key, "error": f"{type(err).__name__}: {err}", "traceback": "".join(
+                traceback.format_exception(err)), "failed_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
             continue
-        rows.append({**key, "split_index": index, "split_seed": seed, "cost_seed": cost_seed,
-                     "model_seed": trial.model_seed, **scores, "n_train": len(train), "n_test": len(test),
-                     "n_classes": len(classes), "versions": context["versions"], "git_commit": context["git_commit"],
+        rows.append({**key, "split_index": part.index, "split_seed": part.seed, "cost_seed": part.cost_seed,
+                     "model_seed": trial.model_seed, **scores, "n_train": len(part.y_train),
+                     "n_test": len(part.z_test), "n_classes": len(part.classes), "versions": context["versions"],
+                     "git_commit": context["git_commit"],
                      "finished_at": datetime.now(timezone.utc).isoformat(timespec="microseconds")})
     return rows, failed
+
+
+@dataclass
+class _Part:
+    """A task's data: its split (index in its draw, seed), train and test parts, classes and cost matrix."""
+
+    index: int
+    seed: int
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    z_test: np.ndarray
+    classes: np.ndarray
+    C: np.ndarray
+    cost_seed: int
+
+
+def _prepare(task: Task, context: dict) -> _Part:
+    """Load, split, standardize and cost one (dataset, trial index) (see :func:`run_task`)."""
+    plan = task.plan
+    data = _dataset(plan.source, context["data_root"], context["download"])
+    classes = np.unique(data.y)
+    index, seed, train, test = trial_split(plan, task.trial, context["data_root"], context["download"])
+    X_train, X_test = standardize(data.X[train], data.X[test]) if plan.standardize else (data.X[train], data.X[test])
+    y_train = training_labels(plan, task.trial, data.y[train], classes)
+    cost = resolve_counts(plan.cost, np.searchsorted(classes, y_train), len(classes))
+    cost_seed = task.trials[0].cost_seed  # the same for all trials of a (dataset, trial index)
+    C = make_cost_matrix(cost.pop("kind"), len(classes), random_state=cost_seed, **cost)
+    return _Part(index, seed, X_train, y_train, X_test, np.searchsorted(classes, data.y[test]), classes, C, cost_seed)
 
 
 def trial_split(plan: DatasetPlan, t: int, data_root, download: bool) -> tuple[int, int, np.ndarray, np.ndarray]:
@@ -258,13 +346,13 @@ def package_versions() -> str:
     return canonical_json({"python": platform.python_version(), **versions})
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=32)
 def _dataset(name: str, data_root, download: bool):
     """The dataset, loaded once per worker process."""
     return load_dataset(name, data_root=data_root, download=download)
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=32)
 def _splits(name: str, data_root, download: bool, protocol_json: str, seed: int) -> list:
     """One draw of the protocol's splits of a dataset (cached per worker process)."""
     data = _dataset(name, data_root, download)

@@ -5,6 +5,10 @@ Every file is written under a temporary name in the same folder and then renamed
 :func:`compact` (the merged part is written before the old ones are removed). Rows are
 deduplicated by ``trial_id`` on read, keeping the latest ``finished_at``, so a crash between
 writing and removing parts can never produce duplicates.
+
+A part that cannot be read (truncated by a full disk or a killed copy) makes every read raise
+:class:`DamagedStoreError`, naming the file; :func:`quarantine_damaged` moves such parts to
+``<exp_dir>/quarantine/`` (the runner does this first, then recomputes their trials).
 """
 
 from __future__ import annotations
@@ -14,10 +18,20 @@ import uuid
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
 STORE_DIR = "store"
+QUARANTINE_DIR = "quarantine"
 PART_GLOB = "part-*.parquet"
 _READ_ATTEMPTS = 5
+
+
+class DamagedStoreError(ValueError):
+    """A store part that cannot be read; ``paths`` lists the damaged files."""
+
+    def __init__(self, message: str, paths: list[Path]):
+        super().__init__(message)
+        self.paths = paths
 
 
 def store_dir(exp_dir) -> Path:
@@ -73,19 +87,49 @@ def delete_trials(exp_dir, trial_ids) -> int:
     return int(drop.sum())
 
 
+def quarantine_damaged(exp_dir) -> list[Path]:
+    """Move the unreadable parts of the store to ``<exp_dir>/quarantine/``; returns their new paths."""
+    moved = []
+    for path in sorted(store_dir(exp_dir).glob(PART_GLOB)):
+        if _read_part(path) is None:
+            target = Path(exp_dir) / QUARANTINE_DIR / path.name
+            target.parent.mkdir(exist_ok=True)
+            os.replace(path, target)
+            moved.append(target)
+    return moved
+
+
+def _read_part(path):
+    """A part's rows; None when it is unreadable; ``_VANISHED`` when a concurrent compact removed it."""
+    try:
+        return pd.read_parquet(path)
+    except FileNotFoundError:
+        return _VANISHED
+    except (pa.ArrowException, OSError):
+        return None
+
+
+_VANISHED = object()
+
+
 def _read_parts(exp_dir) -> tuple[list[Path], pd.DataFrame]:
     """The part files and their deduplicated rows.
 
     A part removed by a concurrent :func:`compact` (which first wrote its rows to a new part)
-    makes the read start over with a fresh listing.
+    makes the read start over with a fresh listing; unreadable parts raise DamagedStoreError.
     """
     folder = store_dir(exp_dir)
     for _ in range(_READ_ATTEMPTS):
         paths = sorted(folder.glob(PART_GLOB))
-        try:
-            frames = [pd.read_parquet(p) for p in paths]
-        except FileNotFoundError:
+        frames = [_read_part(p) for p in paths]
+        if any(f is _VANISHED for f in frames):
             continue
+        damaged = [p for p, f in zip(paths, frames) if f is None]
+        if damaged:
+            raise DamagedStoreError(
+                f"unreadable store part(s) {', '.join(map(str, damaged))} (truncated by a full disk or a killed "
+                f"copy?); rerun the experiment (python -m csrepro.run +exp=<name> with the same settings) to move "
+                f"them to {Path(exp_dir) / QUARANTINE_DIR} and recompute their trials", damaged)
         return paths, _dedupe(frames)
     raise RuntimeError(f"the parts of {folder} kept changing while being read ({_READ_ATTEMPTS} attempts); "
                        "wait for the other process writing this store to finish and read again")

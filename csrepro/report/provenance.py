@@ -1,37 +1,13 @@
-"""Where reports and results came from: git commit, the runner's run_info.json, compute time in the store.
-
-results/<exp>/run_info.json is written by the runner at the end of a run, a JSON object with
-  command       the command line that ran the experiment (str)
-  started       ISO 8601 start time (str)
-  finished      ISO 8601 end time (str)
-  wall_seconds  wall-clock seconds of the whole run (number)
-  git_commit    commit of the code that ran (str)
-"""
+"""What a report says of its results: the runner's run_info.json (csrepro.provenance) and the store's compute time."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pandas as pd
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-RUN_INFO = "run_info.json"
-RUN_INFO_KEYS = ("command", "started", "finished", "wall_seconds", "git_commit")
-
-
-def git_commit(repo=REPO_ROOT) -> str:
-    """Short HEAD commit of ``repo``, suffixed "-dirty" when tracked files changed; "unknown" outside git."""
-    def git(*args):
-        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
-
-    try:
-        head = git("rev-parse", "--short", "HEAD").strip()
-        dirty = git("status", "--porcelain", "--untracked-files=no").strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("-dirty" if dirty else "")
+from csrepro.provenance import REPO_ROOT, RUN_INFO, RUN_INFO_KEYS, git_commit  # noqa: F401 (the report's imports)
 
 
 def read_run_info(exp_dir) -> dict | None:
