@@ -4,6 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 N_JOBS ?= 2
+# extra overrides for every run / report command of a target, e.g. RUN_ARGS="exp.n_trials=1 results.root=/tmp/r"
+RUN_ARGS ?=
+REPORT_ARGS ?=
 
 # Data directory: CSREPRO_DATA_DIR if set, else the offline mirror next to the repo when present.
 ifeq ($(origin CSREPRO_DATA_DIR), undefined)
@@ -29,28 +32,28 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 reproduce-guess-averse: $(STAMP)
-	$(BIN)/python -m csrepro.run +exp=guess_averse_uci runner.n_jobs=$(N_JOBS)
-	$(BIN)/python -m csrepro.report guess_averse_uci
-	$(BIN)/python -m csrepro.report --fidelity
+	$(BIN)/python -m csrepro.run +exp=guess_averse_uci runner.n_jobs=$(N_JOBS) $(RUN_ARGS)
+	$(BIN)/python -m csrepro.report guess_averse_uci $(REPORT_ARGS)
+	$(BIN)/python -m csrepro.report --fidelity $(REPORT_ARGS)
 
 $(addprefix reproduce-thesis-,$(THESIS_ROBUST)): reproduce-thesis-%: $(STAMP)
-	$(BIN)/python -m csrepro.run +exp=thesis_$(subst -,_,$*) runner.n_jobs=$(N_JOBS)
-	$(BIN)/python -m csrepro.report thesis_$(subst -,_,$*)
+	$(BIN)/python -m csrepro.run +exp=thesis_$(subst -,_,$*) runner.n_jobs=$(N_JOBS) $(RUN_ARGS)
+	$(BIN)/python -m csrepro.report thesis_$(subst -,_,$*) $(REPORT_ARGS)
 
 reproduce-thesis-robust: $(addprefix reproduce-thesis-,$(THESIS_ROBUST))
-	$(BIN)/python -m csrepro.report --fidelity
+	$(BIN)/python -m csrepro.report --fidelity $(REPORT_ARGS)
 
 # thesis Ch. VI (issue 6): Figure VI.2 (seconds), Tables VI.1-VI.2 (stumps), VI.3-VI.4 (trees),
 # with a 10-fold outer pass; the -loo targets use the thesis' leave-one-out outer protocol (hours: see README)
 CS_BOOST_TABLES := stumps trees stumps-loo trees-loo
 .PHONY: reproduce-cs-boost-synthetic $(addprefix reproduce-cs-boost-,$(CS_BOOST_TABLES))
 reproduce-cs-boost-synthetic: $(STAMP)
-	$(BIN)/python -m csrepro.run +exp=cs_boost_synthetic runner.n_jobs=$(N_JOBS)
-	$(BIN)/python -m csrepro.report cs_boost_synthetic
+	$(BIN)/python -m csrepro.run +exp=cs_boost_synthetic runner.n_jobs=$(N_JOBS) $(RUN_ARGS)
+	$(BIN)/python -m csrepro.report cs_boost_synthetic $(REPORT_ARGS)
 
 $(addprefix reproduce-cs-boost-,$(CS_BOOST_TABLES)): reproduce-cs-boost-%: $(STAMP)
-	$(BIN)/python -m csrepro.run +exp=cs_boost_uci_$(subst -,_,$*) runner.n_jobs=$(N_JOBS)
-	$(BIN)/python -m csrepro.report cs_boost_uci_$(subst -,_,$*)
+	$(BIN)/python -m csrepro.run +exp=cs_boost_uci_$(subst -,_,$*) runner.n_jobs=$(N_JOBS) $(RUN_ARGS)
+	$(BIN)/python -m csrepro.report cs_boost_uci_$(subst -,_,$*) $(REPORT_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
