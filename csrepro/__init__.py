@@ -1,3 +1,48 @@
-"""csrepro: reproduce and compare cost-sensitive classification methods."""
+"""csrepro: reproduce and compare cost-sensitive classification methods.
+
+Every public scikit-learn estimator of the library is importable from here (``from csrepro import
+MCBoostClassifier``); each is loaded from its module on first use, so ``import csrepro.costs`` stays light.
+tests/test_estimators.py checks ``__all__`` against the estimators defined in the package.
+"""
+
+import importlib
 
 __version__ = "0.1.0"
+
+#: exported estimator -> the module defining it
+_ESTIMATORS = {
+    "AdaBoostClassifier": "csrepro.boosting.binary",
+    "LogitBoostClassifier": "csrepro.boosting.binary",
+    "RealBoostClassifier": "csrepro.boosting.binary",
+    "CSAdaBoostClassifier": "csrepro.boosting.cost_sensitive",
+    "CSLogitBoostClassifier": "csrepro.boosting.cost_sensitive",
+    "CSRealBoostClassifier": "csrepro.boosting.cost_sensitive",
+    "AdaC1Classifier": "csrepro.boosting.cs_baselines",
+    "AdaC2Classifier": "csrepro.boosting.cs_baselines",
+    "AdaC3Classifier": "csrepro.boosting.cs_baselines",
+    "AdaCostClassifier": "csrepro.boosting.cs_baselines",
+    "CSB0Classifier": "csrepro.boosting.cs_baselines",
+    "CSB1Classifier": "csrepro.boosting.cs_baselines",
+    "CSB2Classifier": "csrepro.boosting.cs_baselines",
+    "PlattCalibrated": "csrepro.boosting.cs_baselines",
+    "CanonicalGradientBoostClassifier": "csrepro.boosting.margin",
+    "SavageBoostClassifier": "csrepro.boosting.margin",
+    "TangentBoostClassifier": "csrepro.boosting.margin",
+    "MCBoostClassifier": "csrepro.boosting.mcboost",
+    "DetectionRateClassifier": "csrepro.detection_rate",
+    "CostSensitiveSVC": "csrepro.svm.cs_svm",
+    "CostRatioSVC": "csrepro.svm.selection",
+    "DetectionRateSVC": "csrepro.svm.selection",
+}
+
+__all__ = sorted(_ESTIMATORS)
+
+
+def __getattr__(name):
+    if name in _ESTIMATORS:
+        return getattr(importlib.import_module(_ESTIMATORS[name]), name)
+    raise AttributeError(f"module 'csrepro' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *__all__])

@@ -22,17 +22,24 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.model_selection import LeaveOneOut, ParameterGrid, StratifiedKFold
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.metrics import detection_at_rate
 
-__all__ = ["DetectionRateClassifier", "check_rate", "clear_memo", "detected_class", "detected_labels", "inner_folds",
-           "select_at_rate", "signed_for_last"]
+__all__ = ["CV_CONSTRAINT", "DetectionRateClassifier", "POSITIVES", "clear_memo", "detected_class", "detected_labels",
+           "inner_folds", "select_at_rate", "signed_for_last"]
+
+#: the detected class: ``classes_[1]`` ("last") or the rarer training class ("minority")
+POSITIVES = ("last", "minority")
+#: ``cv`` of the detection-rate selectors (scikit-learn parameter constraint): leave-one-out or k >= 2 folds
+CV_CONSTRAINT = [StrOptions({"loo"}), Interval(Integral, 2, None, closed="left")]
 
 _MEMO: OrderedDict = OrderedDict()
 MEMO_SIZE = 8
@@ -71,29 +78,23 @@ def inner_folds(ys, cv, seed):
 def detected_class(y, classes, positive):
     """The class a detector detects among the two ``classes`` of labels ``y``: ``classes[1]`` for
     ``positive="last"``, the rarer class for "minority" (ties: ``classes[1]``)."""
-    if positive not in ("last", "minority"):
+    if positive not in POSITIVES:
         raise ValueError(f"positive must be 'last' or 'minority', got {positive!r}")
     counts = [np.sum(y == c) for c in classes]
     return classes[0] if positive == "minority" and counts[0] < counts[1] else classes[1]
 
 
 def signed_for_last(values, classes, pos_label):
-    """Detection values (larger: more like ``pos_label``) signed so that > 0 favours ``classes[1]``,
-    scikit-learn's convention for a binary ``decision_function``."""
-    return values if pos_label == classes[1] else -values
+    """Detection values (> 0: ``pos_label``) signed so that > 0 means ``classes[1]`` (scikit-learn's
+    binary ``decision_function``) on exactly the same rows: for ``pos_label = classes[0]``,
+    tiny - values with tiny the smallest positive float, so that a tie (0, not detected) is > 0."""
+    return values if pos_label == classes[1] else np.nextafter(0.0, 1.0) - values
 
 
 def detected_labels(detected, classes, pos_label):
     """``pos_label`` where ``detected``, else the other of the two ``classes``."""
     other = classes[0] if pos_label == classes[1] else classes[1]
     return np.where(detected, pos_label, other)
-
-
-def check_rate(rate) -> float:
-    """``rate`` as a float if it is a number in (0, 1] (a target detection rate), else a ValueError."""
-    if isinstance(rate, bool) or not (isinstance(rate, (int, float, np.integer, np.floating)) and 0 < rate <= 1):
-        raise ValueError(f"target_detection_rate must be a number in (0, 1], got {rate!r}")
-    return float(rate)
 
 
 def select_at_rate(ys, scores, rate):
@@ -131,6 +132,17 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
     ``best_estimator_``, ``classes_``.
     """
 
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "decision_function"])],  # required: None, the default, is refused
+        "param_grid": [dict, list, None],
+        "target_detection_rate": [Interval(Real, 0, 1, closed="right")],
+        "positive": [StrOptions(set(POSITIVES))],
+        "cv": CV_CONSTRAINT,
+        "cv_seed": ["random_state"],
+        "cost_matrix": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, estimator=None, param_grid=None, target_detection_rate=0.9, positive="last", cv=5,
                  cv_seed=0, cost_matrix=None, random_state=None):
         self.estimator = estimator
@@ -144,8 +156,6 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
 
     def _estimator_and_grid(self):
         """(template estimator, list of parameter dicts); subclasses build them from flat parameters."""
-        if self.estimator is None:
-            raise ValueError("DetectionRateClassifier needs an estimator (a binary classifier with decision_function)")
         return self.estimator, list(ParameterGrid(self.param_grid or {}))
 
     def _splits(self, ys):
@@ -180,9 +190,10 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
             _MEMO.popitem(last=False)
         return entry
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the estimator's fits validate its (grid) parameters
     def fit(self, X, y):
         """Cross-validate the grid on (X, y) for the target detection rate, then refit the best point."""
-        d = check_rate(self.target_detection_rate)
+        d = float(self.target_detection_rate)
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -207,18 +218,19 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _detection(self, X):
-        """Decision values of ``best_estimator_`` minus ``threshold_``: >= 0 predicts the detected class."""
+        """Decision values f of ``best_estimator_`` less the float just below ``threshold_``: > 0 (f >= threshold_)
+        predicts the detected class, ties included (:func:`~csrepro.metrics.detection_at_rate`)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        return self.best_estimator_.decision_function(X) - self.threshold_
+        return self.best_estimator_.decision_function(X) - np.nextafter(self.threshold_, -np.inf)
 
     def decision_function(self, X):
-        """The thresholded decision values, signed so that > 0 favours ``classes_[1]``."""
+        """The thresholded decision values, signed so that > 0 is exactly where ``predict`` gives ``classes_[1]``."""
         return signed_for_last(self._detection(X), self.classes_, self.pos_label_)
 
     def predict(self, X):
-        """The detected class where the thresholded decision value is >= 0, else the other class."""
-        return detected_labels(self._detection(X) >= 0, self.classes_, self.pos_label_)
+        """The detected class where the decision value is >= ``threshold_``, else the other class."""
+        return detected_labels(self._detection(X) > 0, self.classes_, self.pos_label_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
+from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 
 from csrepro.boosting.binary import (
@@ -85,13 +86,18 @@ def get_method(name: str) -> MethodSpec:
 
 
 def validate_params(estimator) -> None:
-    """scikit-learn's parameter validation (``_parameter_constraints``, as fit runs it) of ``estimator``
-    and of every estimator among its parameters; raises InvalidParameterError (a ValueError)."""
-    if hasattr(estimator, "_parameter_constraints"):  # TEMP until helper 3
-        estimator._validate_params()
-    for value in estimator.get_params(deep=False).values():
+    """scikit-learn's parameter validation (``_parameter_constraints``, as fit runs it) of ``estimator``,
+    of every estimator among its parameters and of its inner ``estimator`` at each point of its
+    ``param_grid``; raises InvalidParameterError (a ValueError)."""
+    estimator._validate_params()
+    params = estimator.get_params(deep=False)
+    for value in params.values():
         if isinstance(value, BaseEstimator):
             validate_params(value)
+    inner, grid = params.get("estimator"), params.get("param_grid")
+    if isinstance(inner, BaseEstimator) and grid:
+        for point in ParameterGrid(grid):
+            validate_params(clone(inner).set_params(**point))
 
 
 def supports_multiclass(estimator) -> bool:

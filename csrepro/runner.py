@@ -40,7 +40,7 @@ from csrepro.data.synthetic import contaminate_labels
 from csrepro.model_selection import inner_cv
 from csrepro.provenance import RUN_INFO, git_commit
 from csrepro.seeding import derive_seed
-from csrepro.store import atomic_write, compact, quarantine_damaged, read_store, write_part
+from csrepro.store import FAILURES, atomic_write, compact, quarantine_damaged, read_store, write_part
 from csrepro.trials import (
     DatasetPlan,
     Task,
@@ -52,7 +52,6 @@ from csrepro.trials import (
 )
 
 log = logging.getLogger(__name__)
-FAILURES = "failures.csv"
 VERSIONED = ("csrepro", "numpy", "scipy", "scikit-learn", "pandas", "joblib")
 
 

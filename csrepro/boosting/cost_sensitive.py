@@ -1,7 +1,8 @@
 """Cost-sensitive AdaBoost, RealBoost and LogitBoost (Masnadi-Shirazi & Vasconcelos, PAMI 2011; thesis Ch. VI).
 
 Costs: ``C1`` for a miss (a ``classes_[1]`` example predicted ``classes_[0]``) and ``C2`` for a
-false positive (VI.2).  Each booster minimises a cost-sensitive loss whose minimiser is the
+false positive (VI.2), or a 2x2 ``cost_matrix`` (C1 = C[1, 0], C2 = C[0, 1]); a cost given both ways
+must agree with the matrix, else fit raises a ValueError (:func:`resolve_binary_costs`).  Each booster minimises a cost-sensitive loss whose minimiser is the
 asymmetric logistic transform (VI.35), f = 1/(C1 + C2) log(P(1|x) C1 / (P(-1|x) C2)), so sign f
 is the Bayes decision for the costs.  ``posterior(X)`` inverts (VI.35) (= p_c of (VI.34)), the
 estimate of P(y = 1 | x); ``predict_proba`` is the cost-weighted posterior
@@ -13,13 +14,17 @@ With C1 = C2 = 1 (and ``class_balanced=False`` for Ada/Real) each is exactly its
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from csrepro.boosting import cost_sensitive_steps as steps
 from csrepro.boosting.binary import (
     AdaBoostClassifier,
-    BinaryBoostClassifier,
     LogitBoostClassifier,
+    _BinaryBoost,
+    _weak_learners,
 )
 from csrepro.costs import validate_cost_matrix
 from csrepro.weak.criteria import (
@@ -30,21 +35,33 @@ from csrepro.weak.criteria import (
     wls_channels,
 )
 
-__all__ = ["BinaryCostBoost", "CSAdaBoostClassifier", "CSLogitBoostClassifier", "CSRealBoostClassifier", "resolve_binary_costs"]
+__all__ = ["CSAdaBoostClassifier", "CSLogitBoostClassifier", "CSRealBoostClassifier", "resolve_binary_costs"]
 
 
 def resolve_binary_costs(C1, C2, cost_matrix) -> tuple[float, float]:
-    """(C1, C2): the given values; a None one comes from ``cost_matrix`` (C1 = C[1, 0], the miss;
-    C2 = C[0, 1], the false positive; rows = true class in sorted label order), else 1."""
-    if (C1 is None or C2 is None) and cost_matrix is not None:
-        C = validate_cost_matrix(cost_matrix, 2)
-        C1 = C[1, 0] if C1 is None else C1
-        C2 = C[0, 1] if C2 is None else C2
-    return steps.check_costs(1.0 if C1 is None else C1, 1.0 if C2 is None else C2)
+    """(C1, C2) from ``C1``/``C2`` or from a 2x2 ``cost_matrix`` (C1 = C[1, 0], the miss; C2 = C[0, 1], the
+    false positive; rows = true class in sorted label order); a cost given by neither is 1.
+
+    A cost given both ways must equal the matrix entry: otherwise a ValueError names both values.
+    """
+    given = steps.check_costs(1.0 if C1 is None else C1, 1.0 if C2 is None else C2)
+    if cost_matrix is None:
+        return given
+    C = validate_cost_matrix(cost_matrix, 2)
+    for name, value, where, entry in (("C1", C1, "C[1, 0]", C[1, 0]), ("C2", C2, "C[0, 1]", C[0, 1])):
+        if value is not None and float(value) != entry:
+            raise ValueError(f"{name}={float(value)!r} conflicts with cost_matrix {where}={float(entry)!r}; give the "
+                             "costs one way: drop C1 and C2, or drop cost_matrix")
+    return steps.check_costs(C[1, 0], C[0, 1])
 
 
-class BinaryCostBoost(BinaryBoostClassifier):
-    """A binary booster with costs: C1 (miss) and C2 (false positive), or a 2x2 ``cost_matrix``; ``costs_`` at fit."""
+class _BinaryCostBoost(_BinaryBoost):
+    """Base of the binary boosters with costs: ``C1`` (miss) and ``C2`` (false positive), or a 2x2 ``cost_matrix``
+    (:func:`resolve_binary_costs`); ``costs_`` at fit."""
+
+    _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
+                                    "C1": [Interval(Real, 0, None, closed="neither"), None],
+                                    "C2": [Interval(Real, 0, None, closed="neither"), None]}
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
                  smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
@@ -59,7 +76,7 @@ class BinaryCostBoost(BinaryBoostClassifier):
         return super()._check_params()
 
 
-class _CostSensitive(BinaryCostBoost):
+class _CostSensitive(_BinaryCostBoost):
     """Shared by the three: posterior p_c of (VI.34)."""
 
     def _inverse_link(self, F):
@@ -72,6 +89,8 @@ class _CostSensitive(BinaryCostBoost):
 
 class _ExponentialCS(_CostSensitive):
     """CS-Ada and CS-Real: the loss (VI.32), class-balanced initial weights (Algs. 4-5), update (VI.38)/(VI.45)."""
+
+    _parameter_constraints: dict = {**_BinaryCostBoost._parameter_constraints, "class_balanced": ["boolean"]}
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
                  smoothing=1.0, class_balanced=True, backend="cython", cost_matrix=None, random_state=None):
@@ -105,6 +124,8 @@ class CSAdaBoostClassifier(_ExponentialCS):
     """
 
     WEAK_LEARNERS = ("stump", "tree4")
+    _parameter_constraints: dict = {**_ExponentialCS._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS)}
     ERR_FLOOR = AdaBoostClassifier.ERR_FLOOR
 
     def _steps(self, b, d, Tp, Tm):
@@ -149,6 +170,8 @@ class CSRealBoostClassifier(_ExponentialCS):
     """
 
     WEAK_LEARNERS = ("histogram", "stump", "tree4")
+    _parameter_constraints: dict = {**_ExponentialCS._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS)}
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="histogram", max_bins=None, hist_bins=16,
                  smoothing=1.0, class_balanced=True, backend="cython", cost_matrix=None, random_state=None):
@@ -179,6 +202,10 @@ class CSLogitBoostClassifier(_CostSensitive):
     """
 
     WEAK_LEARNERS = ("line", "stump", "tree4", "histogram")
+    _parameter_constraints: dict = {**_CostSensitive._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS),
+                                    "z_max": [Interval(Real, 0, None, closed="neither")],
+                                    "newton_weights": ["boolean"]}
     W_FLOOR = LogitBoostClassifier.W_FLOOR
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="line", max_bins=None, hist_bins=16,
@@ -189,11 +216,6 @@ class CSLogitBoostClassifier(_CostSensitive):
                          random_state=random_state)
         self.z_max = z_max
         self.newton_weights = newton_weights
-
-    def _check_params(self):
-        if not (np.isfinite(self.z_max) and self.z_max > 0):
-            raise ValueError(f"z_max must be a positive number (FHT 2000 suggest 2 to 4), got {self.z_max!r}")
-        return super()._check_params()
 
     def _objective(self, state):
         pc = steps.asymmetric_inverse_link(state.F, *self.costs_)

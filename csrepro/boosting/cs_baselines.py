@@ -3,8 +3,9 @@
 Heuristic cost-sensitive AdaBoost variants ("weight manipulation"), each with the update rules of
 its original paper; all use binary weak learners ("stump" or "tree4") chosen by weighted error on
 the current distribution, and the decision rule sign(sum_t alpha_t h_t(x)).  Costs: ``C1`` on
-positives (``classes_[1]``, the miss cost) and ``C2`` on negatives (the false-positive cost), from
-a 2x2 ``cost_matrix`` when not given (C1 = C[1, 0], C2 = C[0, 1]).  "Correct" means y_i h(x_i) = 1.
+positives (``classes_[1]``, the miss cost) and ``C2`` on negatives (the false-positive cost), or a
+2x2 ``cost_matrix`` (C1 = C[1, 0], C2 = C[0, 1]; a cost given both ways must agree, see
+:func:`~csrepro.boosting.cost_sensitive.resolve_binary_costs`).  "Correct" means y_i h(x_i) = 1.
 
 - CSB0, CSB1 (Ting 2000, "A comparative study of cost-sensitive boosting algorithms", ICML):
   cost-proportional initial weights; w <- C_delta w (CSB0) or C_delta w e^{-delta} (CSB1), with
@@ -38,12 +39,14 @@ C2/(C1 + C2): the "AdaBoost/RealBoost/LogitBoost/SVM with Platt calibration" bas
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.calibration import CalibratedClassifierCV
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro.boosting.cost_sensitive import BinaryCostBoost, resolve_binary_costs
+from csrepro.boosting.binary import _weak_learners
+from csrepro.boosting.cost_sensitive import _BinaryCostBoost, resolve_binary_costs
 from csrepro.weak.criteria import Discrete, class_channels
 
 __all__ = ["AdaC1Classifier", "AdaC2Classifier", "AdaC3Classifier", "AdaCostClassifier", "CSB0Classifier",
@@ -52,10 +55,12 @@ __all__ = ["AdaC1Classifier", "AdaC2Classifier", "AdaC3Classifier", "AdaCostClas
 FLOOR = 1e-10
 
 
-class _CostBoost(BinaryCostBoost):
+class _CostBoost(_BinaryCostBoost):
     """Discrete boosting with per-class costs; subclasses set INIT, SCALED and the two rules."""
 
     WEAK_LEARNERS = ("stump", "tree4")
+    _parameter_constraints: dict = {**_BinaryCostBoost._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS)}
     INIT = "uniform"  # or "cost": initial weights proportional to the costs
     SCALED = None  # "max" / "sum": costs divided by the larger one / by C1 + C2 (the papers' costs in (0, 1])
 
@@ -197,8 +202,17 @@ class PlattCalibrated(ClassifierMixin, BaseEstimator):
     ensemble=False)``: the sigmoid is fitted on ``cv``-fold out-of-fold decision values and
     applied to the estimator refitted on all data.  ``decision_function`` is
     log(P/(1 - P)) - log(C2/C1), > 0 exactly when P(1|x) > C2/(C1 + C2), the Bayes decision for
-    the costs (VI.3); ``cost_matrix`` gives C1, C2 when they are None (default 1, 1).
+    the costs (VI.3); C1, C2 or ``cost_matrix`` as for the boosters
+    (:func:`~csrepro.boosting.cost_sensitive.resolve_binary_costs`; default 1, 1).
     """
+
+    _parameter_constraints: dict = {
+        # required (None, the default, is refused): what CalibratedClassifierCV calibrates
+        "estimator": [HasMethods(["fit", "decision_function"]), HasMethods(["fit", "predict_proba"])],
+        "cv": ["cv_object"],
+        **{name: _BinaryCostBoost._parameter_constraints[name] for name in ("C1", "C2", "cost_matrix")},
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, estimator=None, cv=3, C1=None, C2=None, cost_matrix=None, random_state=None):
         self.estimator = estimator
@@ -208,10 +222,9 @@ class PlattCalibrated(ClassifierMixin, BaseEstimator):
         self.cost_matrix = cost_matrix
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
     def fit(self, X, y):
         """Fit the calibrated estimator on (X, y)."""
-        if self.estimator is None:
-            raise ValueError("PlattCalibrated needs an estimator (a binary classifier with decision_function)")
         self.costs_ = resolve_binary_costs(self.C1, self.C2, self.cost_matrix)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)

@@ -31,9 +31,10 @@ LABELS = {"cs_ada": "CS-Ada", "cs_real": "CS-Real", "cs_logit": "CS-Logit"}
 def crossings_from_store(store: pd.DataFrame) -> pd.DataFrame:
     """One row per stored (method, C1) with a ``zero_crossing``: x_star, the optimal x_opt = 1/2 log(C2/C1),
     their difference and the posterior target C2/(C1 + C2); ``method`` is the id's family (``cs_ada[C1=2]``
-    -> ``cs_ada``), C2 = 1 unless the params give it."""
+    -> ``cs_ada``), C2 = 1 unless the params give it.  A store without the column (e.g. an empty one) has none."""
     rows = []
-    for _, r in store.dropna(subset=["zero_crossing"]).iterrows():
+    stored = store.dropna(subset=["zero_crossing"]) if "zero_crossing" in store.columns else store.iloc[:0]
+    for _, r in stored.iterrows():
         params = json.loads(r["params"])
         C1, C2 = float(params["C1"]), float(params.get("C2", 1.0))
         x_opt = 0.5 * np.log(C2 / C1)

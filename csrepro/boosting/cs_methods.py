@@ -3,7 +3,7 @@
 Three kinds of id, each a (estimator factory, fixed params, source, cost_sensitive) entry of
 :data:`CS_BOOST_METHODS`:
 
-* a booster at fixed costs (C1, C2 or the runner's cost matrix): ``cs_adaboost``,
+* a booster at fixed costs (C1, C2 or the runner's cost matrix, see :func:`make_base`): ``cs_adaboost``,
   ``cs_realboost``, ``cs_logitboost``, ``csb0``, ``csb1``, ``csb2``, ``adac1``, ``adac2``,
   ``adac3``, ``adacost``;
 * a Platt-calibrated baseline with the cost-sensitive threshold (:func:`platt`):
@@ -78,7 +78,14 @@ def platt(base, platt_cv=3, C1=None, C2=None, cost_matrix=None, random_state=Non
 
 
 def make_base(base, cost_matrix=None, random_state=None, **params):
-    """The estimator of a booster or Platt id (without ``_dr``) with ``params``."""
+    """The estimator of a booster or Platt id (without ``_dr``) with ``params``.
+
+    Costs: ``C1``/``C2`` when ``params`` give either, and then ``cost_matrix`` (the runner's, which
+    still scores the predictions) is not passed on, since the estimators refuse conflicting costs
+    (e.g. Figure VI.2 sweeps C1 under the 0-1 matrix); else ``cost_matrix``.
+    """
+    if params.get("C1") is not None or params.get("C2") is not None:
+        cost_matrix = None
     if base in BOOSTERS:
         return BOOSTERS[base][0](cost_matrix=cost_matrix, random_state=random_state, **params)
     if base in CALIBRATED:
@@ -96,12 +103,9 @@ def detection_rate(base, target_detection_rate=0.9, param_grid=None, positive="l
 
 
 CS_BOOST_METHODS: dict[str, tuple] = {}
-for _name, (_cls, _src) in BOOSTERS.items():
-    CS_BOOST_METHODS[_name] = (_cls, {}, _src, True)
-for _name, (_factory, _src) in CALIBRATED.items():
-    CS_BOOST_METHODS[_name] = (platt, {"base": _name}, _src, True)
 for _name, (_, _src) in {**BOOSTERS, **CALIBRATED}.items():
+    CS_BOOST_METHODS[_name] = (make_base, {"base": _name}, _src, True)
     CS_BOOST_METHODS[f"{_name}_dr"] = (detection_rate, {"base": _name},
                                        f"{_src}; parameters and threshold for a detection rate, {THESIS} Sec. VI.E",
                                        True)
-del _name, _cls, _src, _factory
+del _name, _src

@@ -12,9 +12,12 @@ weights, and are chosen by (III.58); see :class:`CanonicalGradientBoostClassifie
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Real
 
-from csrepro.boosting.binary import BinaryBoostClassifier
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from csrepro.boosting.binary import _BinaryBoost, _weak_learners
 from csrepro.boosting.line_search import newton_line_search
 from csrepro.losses.binary import get_margin_loss
 from csrepro.weak.criteria import (
@@ -42,7 +45,7 @@ def _gradient_loss(Wp, Wn, f):
     return -(Wp - Wn) * f
 
 
-class _PosteriorStepBoost(BinaryBoostClassifier):
+class _PosteriorStepBoost(_BinaryBoost):
     """GradientBoost (III.53)-(III.56), posterior-based cell outputs chosen by (III.58); subclasses set ``loss_``.
 
     Each iteration: weights w_i = ``self._weights(y_i F(x_i))``; cell output ``self._cell_output(W+, W-)``
@@ -51,6 +54,8 @@ class _PosteriorStepBoost(BinaryBoostClassifier):
     """
 
     WEAK_LEARNERS = ("histogram", "stump", "tree4")
+    _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS)}
 
     def _weights(self, margins):
         return self.loss_.weight(margins)  # (III.56)
@@ -116,11 +121,18 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
         the same for every a, and a has no effect on the predictions.
     n_estimators, weak_learner ("histogram", "stump", "tree4"), max_bins, hist_bins, smoothing,
     backend, cost_matrix, random_state
-        As :class:`~csrepro.boosting.binary.BinaryBoostClassifier`.
+        As :class:`~csrepro.boosting.binary._BinaryBoost`.
     """
 
     OUTPUTS = ("realboost", "link")
     STEPS = ("unit", "line_search")
+    _parameter_constraints: dict = {
+        **_PosteriorStepBoost._parameter_constraints,
+        "loss": [StrOptions(set(CANONICAL_GRADIENTBOOST_LOSSES))],
+        "a": [Interval(Real, 0, None, closed="neither")],  # the loss may bound it further (get_margin_loss)
+        "output": [StrOptions(set(OUTPUTS))],
+        "step": [StrOptions(set(STEPS))],
+    }
 
     def __init__(self, loss="canonical_logistic", a=1.0, output="realboost", step="unit", n_estimators=100,
                  weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0, backend="cython",
@@ -134,15 +146,7 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
         self.step = step
 
     def _check_params(self):
-        if self.loss not in CANONICAL_GRADIENTBOOST_LOSSES:
-            raise ValueError(f"loss={self.loss!r} is not a canonical loss with a sigmoidal inverse link (Algorithm 1 "
-                             f"needs weights 1 - [f*]^(-1)(v) in (0, 1)); choose one of "
-                             f"{list(CANONICAL_GRADIENTBOOST_LOSSES)}")
-        if self.output not in self.OUTPUTS:
-            raise ValueError(f"output={self.output!r} is not valid; choose one of {self.OUTPUTS}")
-        if self.step not in self.STEPS:
-            raise ValueError(f"step={self.step!r} is not valid; choose one of {self.STEPS}")
-        self.loss_ = get_margin_loss(self.loss, self.a)
+        self.loss_ = get_margin_loss(self.loss, self.a)  # whether the loss takes a, and a's range for it
         return super()._check_params()
 
     def _weights(self, margins):
@@ -191,6 +195,8 @@ class SavageBoostClassifier(_PosteriorStepBoost):
     """
 
     WEIGHTINGS = ("gradient", "exponential")
+    _parameter_constraints: dict = {**_PosteriorStepBoost._parameter_constraints,
+                                    "weighting": [StrOptions(set(WEIGHTINGS))]}
 
     def __init__(self, n_estimators=100, weak_learner="histogram", weighting="gradient", max_bins=None, hist_bins=16,
                  smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
@@ -200,8 +206,6 @@ class SavageBoostClassifier(_PosteriorStepBoost):
         self.weighting = weighting
 
     def _check_params(self):
-        if self.weighting not in self.WEIGHTINGS:
-            raise ValueError(f"weighting={self.weighting!r} is not valid; choose one of {self.WEIGHTINGS}")
         self.loss_ = get_margin_loss("savage")
         return super()._check_params()
 
@@ -211,7 +215,7 @@ class SavageBoostClassifier(_PosteriorStepBoost):
         return np.exp(-(margins - margins.min()))  # e^{-v} / e^{-min v}: no overflow
 
 
-class TangentBoostClassifier(BinaryBoostClassifier):
+class TangentBoostClassifier(_BinaryBoost):
     """TangentBoost, Algorithm 3 of thesis Ch. IV, for the Tangent loss phi(v) = (2 arctan(v) - 1)^2 (IV.30).
 
     With eta(x) = 1/2 + arctan(F(x)) (IV.29), each iteration fits the weak learner ("line":
@@ -233,6 +237,9 @@ class TangentBoostClassifier(BinaryBoostClassifier):
 
     WEAK_LEARNERS = ("line", "stump", "tree4", "histogram")
     WEIGHTS = ("thesis", "gauss_newton")
+    _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS),
+                                    "weights": [StrOptions(set(WEIGHTS))]}
 
     def __init__(self, n_estimators=100, weak_learner="line", weights="thesis", max_bins=None, hist_bins=16,
                  smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
@@ -242,8 +249,6 @@ class TangentBoostClassifier(BinaryBoostClassifier):
         self.weights = weights
 
     def _check_params(self):
-        if self.weights not in self.WEIGHTS:
-            raise ValueError(f"weights={self.weights!r} is not valid; choose one of {self.WEIGHTS}")
         self.loss_ = get_margin_loss("tangent")
         return super()._check_params()
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -13,7 +15,7 @@ from csrepro._kernels import exp_losses, exp_losses_ref
 from csrepro.boosting.codewords import simplex_codewords
 from csrepro.boosting.line_search import newton_line_search
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
-from csrepro.losses.multiclass import get_loss
+from csrepro.losses.multiclass import MULTICLASS_LOSSES, get_loss
 from csrepro.weak.linear import LinearWeakLearner
 
 KERNELS = {"cython": exp_losses, "numpy": exp_losses_ref}
@@ -165,12 +167,12 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
     cost_matrix : array (M, M) or None
         ``C[j, k]`` = cost of predicting class k for true class j, classes in sorted label
         order; None means 0-1 costs.  Used by the loss and by ``decision="bayes"``.
-    n_estimators : int
+    n_estimators : int >= 1
         Boosting iterations T; each adds up to M-1 weak learners.
     decision : {"argmax", "bayes"}
         "argmax": argmax_j <y_j, f(x)> (Algorithm 1).  "bayes": the cost-sensitive Bayes rule
         (3) on the posteriors (33); with ``loss="mcboost"`` this is P-MCBoost.
-    line_search_tol, line_search_max_iter : float, int
+    line_search_tol, line_search_max_iter : float > 0, int >= 1
         Stopping rule of the safeguarded Newton line search (relative step size).
     backend : {"cython", "numpy"}
         Kernels or their NumPy references (identical maths; for tests and benchmarks).
@@ -181,6 +183,18 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         Accepted for a uniform interface; the algorithm is deterministic (ties between
         features go to the lowest index).
     """
+
+    _parameter_constraints: dict = {
+        "loss": [StrOptions(set(MULTICLASS_LOSSES))],
+        "cost_matrix": ["array-like", None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "decision": [StrOptions(set(DECISIONS))],
+        "line_search_tol": [Interval(Real, 0, None, closed="neither")],
+        "line_search_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "backend": [StrOptions(set(KERNELS))],
+        "labels": ["array-like", None],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -204,16 +218,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         self.labels = labels
         self.random_state = random_state
 
-    def _check_params(self):
-        loss = get_loss(self.loss)
-        if self.decision not in DECISIONS:
-            raise ValueError(f"decision={self.decision!r} is not valid; choose one of {DECISIONS}")
-        if self.backend not in KERNELS:
-            raise ValueError(f"backend={self.backend!r} is not valid; choose one of {sorted(KERNELS)}")
-        if not (isinstance(self.n_estimators, (int, np.integer)) and self.n_estimators >= 0):
-            raise ValueError(f"n_estimators must be a non-negative integer, got {self.n_estimators!r}")
-        return loss
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Run T iterations of Algorithm 1 on (X, y).
 
@@ -223,7 +228,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         MCBoost and P-MCBoost on the same split, or MCBoost under different cost matrices,
         train once.
         """
-        loss = self._check_params()
+        loss = get_loss(self.loss)
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         present = np.unique(y)

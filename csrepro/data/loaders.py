@@ -42,7 +42,8 @@ from csrepro.data.registry import DataFile, DatasetSpec, get_spec
 ENV_DATA_DIR = "CSREPRO_DATA_DIR"
 ENV_CACHE_DIR = "CSREPRO_CACHE_DIR"
 DOWNLOAD_TIMEOUT_S = 60
-_REPO_ROOT = Path(__file__).resolve().parents[2]
+#: the default data directory: the mirror beside the repository, used when it exists
+DEFAULT_DATA_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 
 
 class DataError(RuntimeError):
@@ -95,8 +96,7 @@ def resolve_data_root(data_root=None) -> Path | None:
     elif os.environ.get(ENV_DATA_DIR):
         path, origin = Path(os.environ[ENV_DATA_DIR]).expanduser(), f"${ENV_DATA_DIR}"
     else:
-        default = _REPO_ROOT.parent / "shared" / "datasets"
-        return default.resolve() if default.is_dir() else None
+        return DEFAULT_DATA_ROOT.resolve() if DEFAULT_DATA_ROOT.is_dir() else None
     if not path.is_dir():
         raise DataNotFoundError(
             f"{origin} = {str(path)!r} is not a directory; point it at a folder laid out like the dataset "
@@ -153,7 +153,7 @@ def _load_cached(spec: DatasetSpec, root: str | None, cache: str | None, downloa
     tried = []
     if root is None:
         tried.append(f"no data directory (data_root not given, ${ENV_DATA_DIR} unset, "
-                     f"{_REPO_ROOT.parent / 'shared' / 'datasets'} absent)")
+                     f"{DEFAULT_DATA_ROOT} absent)")
     else:
         paths = _complete_files(spec, Path(root))
         if paths:

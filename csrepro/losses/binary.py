@@ -1,6 +1,7 @@
 """Binary losses of the Masnadi-Shirazi thesis (2011).
 
-Labels are y in {-1, +1}, f is the predictor and eta = P(y = 1 | x).
+Labels are y in {-1, +1}, f is the predictor and eta = P(y = 1 | x); every method taking eta
+raises a ValueError for a value outside [0, 1] or NaN (:func:`check_probability`).
 
 * Ch. II-IV: margin losses phi(v), v = y f (:class:`MarginLoss`, :func:`get_margin_loss`), each with
   its optimal link f*(eta) (II.11), inverse link, minimum conditional risk C*(eta) (II.12) and
@@ -18,7 +19,7 @@ import numpy as np
 from scipy import special
 
 __all__ = ["HINGE", "MARGIN_LOSSES", "TABLE_II8", "CostSensitiveHinge", "MarginLoss", "check_cs_svm_costs",
-           "get_margin_loss"]
+           "check_probability", "get_margin_loss"]
 
 
 def check_cs_svm_costs(C1, C_minus1):
@@ -35,6 +36,17 @@ def check_cs_svm_costs(C1, C_minus1):
         raise ValueError(f"C1 must be >= 2*C_minus1 - 1 = {2 * C_minus1 - 1:g} (thesis V.39); got C1={C1:g}, "
                          f"C_minus1={C_minus1:g}. Raise C1 or lower C_minus1 towards 1")
     return C1, C_minus1
+
+
+def check_probability(eta) -> np.ndarray:
+    """``eta`` as a float64 array if every entry is a probability in [0, 1], else a ValueError naming the first
+    other value (NaN included)."""
+    eta = np.asarray(eta, dtype=np.float64)
+    bad = ~((eta >= 0.0) & (eta <= 1.0))
+    if bad.any():
+        raise ValueError(f"eta = P(y = 1 | x) must lie in [0, 1]; got {float(eta[bad].flat[0])!r} "
+                         f"({np.count_nonzero(bad)} of {eta.size} values outside)")
+    return eta
 
 
 @dataclass(frozen=True)
@@ -73,12 +85,12 @@ class CostSensitiveHinge:
 
     def conditional_risk(self, eta, f):
         """C(eta, f) = eta L(f, 1) + (1 - eta) L(f, -1) (V.21)."""
-        eta = np.asarray(eta, dtype=np.float64)
+        eta = check_probability(eta)
         return eta * self.value(1, f) + (1.0 - eta) * self.value(-1, f)
 
     def predictor(self, eta):
         """f*(eta) = sign((C_1 + C_{-1}) eta - C_{-1}) (V.35), with sign(0) = +1 as in (V.26)."""
-        eta = np.asarray(eta, dtype=np.float64)
+        eta = check_probability(eta)
         return np.where((self.C1 + self.C_minus1) * eta - self.C_minus1 >= 0, 1.0, -1.0)
 
     def min_conditional_risk(self, eta):
@@ -114,6 +126,8 @@ class MarginLoss:
     where the thesis's inverse link leaves [0, 1] for v outside f*([0, 1]) (square, Tangent and the
     LS, Cosh, Sec and Log-Cos links of Table II.8) it is clipped to [0, 1].  ``canonical`` marks
     f*(eta) = J'(eta) = -[C*]'(eta) (III.23); ``bounded`` marks phi(-inf) < inf (Definition 5).
+    The methods taking eta check it with :func:`check_probability`; subclasses implement f* and C*
+    as ``_f_star`` and ``_c_star`` on checked arrays.
     """
 
     name: str
@@ -135,7 +149,7 @@ class MarginLoss:
 
     def link(self, eta):
         """The optimal link f*(eta) (II.11)."""
-        raise NotImplementedError
+        return self._f_star(check_probability(eta))
 
     def inverse_link(self, v):
         """[f*]^{-1}(v), the posterior estimate in [0, 1] (II.50)."""
@@ -143,18 +157,26 @@ class MarginLoss:
 
     def min_conditional_risk(self, eta):
         """C*(eta) (II.12)."""
-        raise NotImplementedError
+        return self._c_star(check_probability(eta))
 
     def conditional_risk(self, eta, f):
         """C(eta, f) = eta phi(f) + (1 - eta) phi(-f) (II.10)."""
-        eta, f = _f64(eta), _f64(f)
+        eta, f = check_probability(eta), _f64(f)
         return eta * self.value(f) + (1.0 - eta) * self.value(-f)
+
+    def _f_star(self, eta):
+        """f*(eta) for a float64 array of probabilities (subclasses)."""
+        raise NotImplementedError
+
+    def _c_star(self, eta):
+        """C*(eta) for a float64 array of probabilities (subclasses)."""
+        raise NotImplementedError
 
 
 class _HalfLogitLink:
     """f*(eta) = 1/2 log(eta/(1-eta)) and its inverse e^{2v}/(1 + e^{2v}): shared by the exponential and Savage losses."""
 
-    def link(self, eta):
+    def _f_star(self, eta):
         return 0.5 * special.logit(eta)
 
     def inverse_link(self, v):
@@ -177,8 +199,7 @@ class ExponentialLoss(_HalfLogitLink, MarginLoss):
     def derivative(self, v):
         return -self.value(v)
 
-    def min_conditional_risk(self, eta):
-        eta = _f64(eta)
+    def _c_star(self, eta):
         return 2.0 * np.sqrt(eta * (1.0 - eta))
 
 
@@ -198,16 +219,16 @@ class HingeLoss(MarginLoss):
     def derivative(self, v):
         return np.where(_f64(v) < 1.0, -1.0, 0.0)
 
-    def link(self, eta):
-        return np.sign(2.0 * _f64(eta) - 1.0)
+    def _f_star(self, eta):
+        return np.sign(2.0 * eta - 1.0)
 
     def inverse_link(self, v):
         raise ValueError("the hinge loss has the non-invertible link f*(eta) = sign(2 eta - 1) (thesis Table IV.1: "
                          "NA), so it gives no posterior estimate; use a loss with an invertible link, e.g. "
                          "'logistic' or 'canonical_logistic'")
 
-    def min_conditional_risk(self, eta):
-        return 1.0 - np.abs(2.0 * _f64(eta) - 1.0)
+    def _c_star(self, eta):
+        return 1.0 - np.abs(2.0 * eta - 1.0)
 
 
 @dataclass(frozen=True)
@@ -222,14 +243,13 @@ class SquareLoss(MarginLoss):
     def derivative(self, v):
         return -2.0 * (1.0 - _f64(v))
 
-    def link(self, eta):
-        return 2.0 * _f64(eta) - 1.0
+    def _f_star(self, eta):
+        return 2.0 * eta - 1.0
 
     def inverse_link(self, v):
         return np.clip(0.5 * (_f64(v) + 1.0), 0.0, 1.0)
 
-    def min_conditional_risk(self, eta):
-        eta = _f64(eta)
+    def _c_star(self, eta):
         return 4.0 * eta * (1.0 - eta)
 
 
@@ -248,8 +268,7 @@ class SavageLoss(_HalfLogitLink, MarginLoss):
         s = special.expit(-2.0 * v)
         return -4.0 * s * s * special.expit(2.0 * v)
 
-    def min_conditional_risk(self, eta):
-        eta = _f64(eta)
+    def _c_star(self, eta):
         return eta * (1.0 - eta)
 
 
@@ -270,14 +289,13 @@ class TangentLoss(MarginLoss):
         v = _f64(v)
         return 4.0 * (2.0 * np.arctan(v) - 1.0) / (1.0 + v * v)
 
-    def link(self, eta):
-        return np.tan(_f64(eta) - 0.5)
+    def _f_star(self, eta):
+        return np.tan(eta - 0.5)
 
     def inverse_link(self, v):
         return np.clip(0.5 + np.arctan(_f64(v)), 0.0, 1.0)
 
-    def min_conditional_risk(self, eta):
-        eta = _f64(eta)
+    def _c_star(self, eta):
         return 4.0 * eta * (1.0 - eta)
 
 
@@ -297,14 +315,13 @@ class CanonicalLogisticLoss(MarginLoss):
     def derivative(self, v):
         return -special.expit(-self.a * _f64(v))
 
-    def link(self, eta):
+    def _f_star(self, eta):
         return special.logit(eta) / self.a
 
     def inverse_link(self, v):
         return special.expit(self.a * _f64(v))
 
-    def min_conditional_risk(self, eta):
-        eta = _f64(eta)
+    def _c_star(self, eta):
         return (special.entr(eta) + special.entr(1.0 - eta)) / self.a
 
 
@@ -331,8 +348,7 @@ class CanonicalBoostingLoss(MarginLoss):
         x = self.a * _f64(v)
         return -_boost_tail(x) / (2.0 * np.hypot(2.0, x))  # [f*]^{-1}(v) - 1 (III.25)
 
-    def link(self, eta):
-        eta = _f64(eta)
+    def _f_star(self, eta):
         with np.errstate(divide="ignore"):
             return (2.0 * eta - 1.0) / (self.a * np.sqrt(eta * (1.0 - eta)))
 
@@ -340,8 +356,7 @@ class CanonicalBoostingLoss(MarginLoss):
         x = self.a * _f64(v)
         return _boost_tail(-x) / (2.0 * np.hypot(2.0, x))  # 1 - [f*]^{-1}(-v) (II.18)
 
-    def min_conditional_risk(self, eta):
-        eta = _f64(eta)
+    def _c_star(self, eta):
         return 2.0 / self.a * np.sqrt(eta * (1.0 - eta))
 
 
@@ -368,14 +383,14 @@ class CanonicalGaussianLoss(MarginLoss):
     def derivative(self, v):
         return -special.ndtr(-_f64(v) / self.a)
 
-    def link(self, eta):
-        return self.a * special.ndtri(_f64(eta))
+    def _f_star(self, eta):
+        return self.a * special.ndtri(eta)
 
     def inverse_link(self, v):
         return special.ndtr(_f64(v) / self.a)
 
-    def min_conditional_risk(self, eta):
-        t = special.ndtri(_f64(eta))
+    def _c_star(self, eta):
+        t = special.ndtri(eta)
         return self.a * np.exp(-0.5 * t * t) / _SQRT_2PI
 
 
@@ -398,8 +413,8 @@ class CanonicalLaplacianLoss(MarginLoss):
         e = np.exp(-np.abs(v) / self.a)
         return np.where(v >= 0, -0.5 * e, 0.5 * e - 1.0)
 
-    def link(self, eta):
-        d = 2.0 * _f64(eta) - 1.0
+    def _f_star(self, eta):
+        d = 2.0 * eta - 1.0
         with np.errstate(divide="ignore"):
             return -self.a * np.sign(d) * np.log1p(-np.abs(d))
 
@@ -408,8 +423,8 @@ class CanonicalLaplacianLoss(MarginLoss):
         e = np.exp(-np.abs(v) / self.a)
         return np.where(v >= 0, 1.0 - 0.5 * e, 0.5 * e)
 
-    def min_conditional_risk(self, eta):
-        m = 1.0 - np.abs(2.0 * _f64(eta) - 1.0)
+    def _c_star(self, eta):
+        m = 1.0 - np.abs(2.0 * eta - 1.0)
         return 0.5 * self.a * (m - special.xlogy(m, m))
 
 
@@ -725,14 +740,14 @@ class TableII8Loss(MarginLoss):
     def derivative(self, v):
         return self._reward.dloss(self._link, _f64(v))
 
-    def link(self, eta):
-        return self._link.link(_f64(eta))
+    def _f_star(self, eta):
+        return self._link.link(eta)
 
     def inverse_link(self, v):
         return np.clip(self._link.inv(_f64(v)), 0.0, 1.0)
 
-    def min_conditional_risk(self, eta):
-        return -self._reward.J(_f64(eta))
+    def _c_star(self, eta):
+        return -self._reward.J(eta)
 
 
 #: name -> (class, takes the margin parameter a)

@@ -1,23 +1,53 @@
 """Report command: published vs reproduced tables, comparison.csv, figures and FIDELITY.md.
 
     python -m csrepro.report EXP [key=value ...]   one experiment, conf/exp/EXP.yaml
-    python -m csrepro.report --all [key=value ...] every conf/exp/*.yaml, then <results.root>/FIDELITY.md
+    python -m csrepro.report --all [key=value ...] every conf/exp/*.yaml with a store, then <results.root>/FIDELITY.md
     python -m csrepro.report --fidelity             FIDELITY.md alone, from the committed comparison.csv files
 
 key=value are OmegaConf dotlist overrides of the composed config (conf/config.yaml with the
 experiment under ``exp``), e.g. results.root=DIR (default "results", relative to the working
-directory).  Per experiment it writes, under <results.root>/<exp.name>/: REPORT.md,
-comparison.csv, tables/<table>.md and .tex, and figures/*.png.  Only the stored trials that the
-composed config plans (csrepro.trials, as the runner plans them) are reported; rows of other
-settings still in the store are counted in REPORT.md and left out.
+directory).  Per experiment it writes, under <results.root>/<exp.name>/ (``--out DIR``:
+DIR/<exp.name>/, the store is still read from results.root): REPORT.md, comparison.csv,
+tables/<table>.md and .tex, and figures/*.png.  Only the stored trials that the composed config
+plans (csrepro.trials, as the runner plans them) are reported; rows of other settings still in
+the store are counted in REPORT.md and left out.  Everything is drawn in a scratch folder first
+and copied into place only once the whole report is made, so an error leaves the old report as
+it was.
+
+A report never destroys a report:
+
+* no results (no store, an empty one, or none of the trials the config plans) is an error naming
+  the run command; nothing is written;
+* the *planned* trials are those conf/exp/EXP.yaml plans (plus any the overrides add), counted per
+  (dataset, trial index, method id).  A report with fewer (a reduced run such as exp.n_trials=2,
+  fewer datasets or methods, or an unfinished one) is PARTIAL: REPORT.md's title and first line
+  say so ("PARTIAL: 120 of 3,000 planned trials"), every report has a "- Trials: k of n planned
+  trials" line, and comparison.csv ends with ``n_trials, n_planned`` per cell (the trials its
+  value is computed from, reported and planned; csrepro.report.compare);
+* an existing report in the target folder is not overwritten by one made from fewer trials, nor
+  a full-scale one by a partial one: the existing one's count is read from its REPORT.md ("k of n
+  planned trials", or in reports older than that the "- Store: N trials" line, such reports being
+  full-scale); ``--force`` overwrites it anyway, ``--out DIR`` writes elsewhere;
+* ``--all`` reports the experiments that have a store, lists those without one with their run
+  command (their reports are left as they are, and FIDELITY.md takes their committed
+  comparison.csv, as ``--fidelity`` does) and fails when none has one; FIDELITY.md is not
+  rewritten without an experiment it lists, unless ``--force``.
+
+Errors print one line, ``report error: ...``, on stderr and exit with status 2 for a missing or
+invalid experiment config, else 1: a missing or empty store, a report that would overwrite a
+fuller one, a damaged store (csrepro.store) (``--debug`` or HYDRA_FULL_ERROR=1: the traceback
+instead).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import sys
+import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,25 +55,40 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from csrepro.report.compare import PUBLISHED_COLUMNS, compare, load_published
+from csrepro.config import ConfigError
+from csrepro.provenance import REPO_ROOT, git_commit
+from csrepro.report.compare import PUBLISHED_COLUMNS, compare, load_published, with_trial_counts
 from csrepro.report.derived import family_values
-from csrepro.report.fidelity import ExperimentFidelity, counts, render_fidelity
+from csrepro.report.fidelity import ExperimentFidelity, counts, render_fidelity, short_cells
 from csrepro.report.figures import make_figures
-from csrepro.report.provenance import (
-    REPO_ROOT,
-    git_commit,
-    read_run_info,
-    results_lines,
-)
-from csrepro.report.rank_tables import rank_comparisons, rank_slug, render_rank_markdown
+from csrepro.report.provenance import failure_lines, read_run_info, results_lines
+from csrepro.report.rank_tables import rank_comparisons, rank_slug, rank_sources, render_rank_markdown
 from csrepro.report.tables import (
     CELL_COLUMNS,
+    cell_sources,
     latest_trials,
     render_latex,
     render_markdown,
     reproduce,
     table_specs,
 )
+from csrepro.store import PART_GLOB, atomic_write, read_store, store_dir
+
+
+class ReportError(Exception):
+    """An error of the report command that it explains in one line (``report error: ...``)."""
+
+
+class MissingConfigError(ReportError, FileNotFoundError):
+    """No conf/exp/<exp>.yaml; the message lists the known experiments."""
+
+
+class NoResultsError(ReportError):
+    """The experiment has no stored results of the trials its config plans; nothing was written."""
+
+
+class OverwriteError(ReportError):
+    """The report would overwrite one made from more trials (or a full-scale one with a partial one)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +116,7 @@ def load_config(exp: str, conf_dir, overrides=()) -> DictConfig:
     path = conf_dir / "exp" / f"{exp}.yaml"
     if not path.is_file():
         known = sorted(p.stem for p in (conf_dir / "exp").glob("*.yaml"))
-        raise FileNotFoundError(f"no experiment config {path}; known experiments: {known}. "
+        raise MissingConfigError(f"no experiment config {path}; known experiments: {known}. "
                                 "Name one of them, or point --conf-dir at the folder holding exp/")
     base_path = conf_dir / "config.yaml"
     base = OmegaConf.load(base_path) if base_path.is_file() else OmegaConf.create()
@@ -111,28 +156,98 @@ def results_root(cfg: DictConfig) -> Path:
     return Path(_select(cfg, "results.root", default="results"))
 
 
-def _read_store(exp_dir: Path, cfg: DictConfig) -> tuple[pd.DataFrame, int]:
-    """The experiment's trials that ``cfg`` plans (csrepro.store.read_store), one row per (dataset,
-    method, trial), and the number of stored trials it does not plan, which are left out."""
-    if not exp_dir.is_dir():
-        return pd.DataFrame(), 0
-    from csrepro.store import read_store
-
-    store = read_store(exp_dir)
-    if store.empty:
-        return store, 0
-    planned = store["trial_id"].isin(planned_trial_ids(cfg))
-    return latest_trials(store[planned]), int((~planned).sum())
+def run_command(exp: str, overrides=()) -> str:
+    """The command that runs (or resumes) experiment ``exp`` with the report's overrides."""
+    return shlex.join(["python", "-m", "csrepro.run", f"+exp={exp}", *overrides])
 
 
-def planned_trial_ids(cfg: DictConfig) -> set[str]:
-    """Ids of the trials ``cfg`` plans, as the runner plans them (validated config, csrepro.trials)."""
+def _plan(cfg: DictConfig) -> list:
+    """The trials ``cfg`` plans, as the runner plans them (validated config, csrepro.trials)."""
     from csrepro.config import validate_config
     from csrepro.runner import METRICS
     from csrepro.trials import plan_trials
 
     runner_cfg = OmegaConf.masked_copy(cfg, [key for key in cfg if key != "hydra"])
-    return {trial.trial_id for trial in plan_trials(validate_config(runner_cfg, METRICS).exp)[1]}
+    return plan_trials(validate_config(runner_cfg, METRICS).exp)[1]
+
+
+def planned_trial_ids(cfg: DictConfig) -> set[str]:
+    """Ids of the trials ``cfg`` plans, as the runner plans them (validated config, csrepro.trials)."""
+    return {trial.trial_id for trial in _plan(cfg)}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a report reads and what it is measured against.
+
+    ``ids``: trial ids the composed config (with the overrides) plans, the stored trials the
+    report reads; ``base_ids``: those of the config file's plan that ``ids`` lacks (stored ones
+    are left out of a reduced report, but they are not of other settings); ``keys``: (dataset,
+    trial, method) of every trial the experiment plans, i.e. its config file's plan together with
+    the composed config's (so a reduced override such as exp.n_trials=2 still counts against the
+    full plan, and one that adds trials counts them).
+    """
+
+    ids: frozenset
+    base_ids: frozenset
+    keys: frozenset
+
+    @classmethod
+    def of(cls, exp: str, cfg: DictConfig, conf_dir=None) -> Plan:
+        trials = _plan(cfg)
+        ids = frozenset(t.trial_id for t in trials)
+        keys, base_ids = {(t.dataset, t.trial, t.method) for t in trials}, set()
+        conf_dir = Path(conf_dir or REPO_ROOT / "conf")
+        if (conf_dir / "exp" / f"{exp}.yaml").is_file():
+            base = load_config(exp, conf_dir)
+            if _select(base, "exp") != _select(cfg, "exp"):  # else the same plan
+                base_trials = _plan(base)
+                keys |= {(t.dataset, t.trial, t.method) for t in base_trials}
+                base_ids = {t.trial_id for t in base_trials} - ids
+        return cls(ids, frozenset(base_ids), frozenset(keys))
+
+    @property
+    def n(self) -> int:
+        return len(self.keys)
+
+    def counts(self) -> Counter:
+        """(dataset, method) -> number of planned trials."""
+        return Counter((d, m) for d, _, m in self.keys)
+
+
+def _no_store(exp_dir: Path) -> str:
+    """Why ``exp_dir`` has no store to report ("" when it has part files)."""
+    folder = store_dir(exp_dir)
+    if not folder.is_dir():
+        return f"there is no store {folder}"
+    if not any(folder.glob(PART_GLOB)):
+        return f"the store {folder} holds no {PART_GLOB} files"
+    return ""
+
+
+def _no_results(name: str, exp: str, why: str, overrides=()) -> NoResultsError:
+    return NoResultsError(f"{name}: no results to report: {why}; run `{run_command(exp, overrides)}` first "
+                          "(nothing was written)")
+
+
+def _read_store(exp_dir: Path, plan: Plan) -> tuple[pd.DataFrame, int, int, str]:
+    """The stored trials among ``plan.ids`` (csrepro.store.read_store), one row per (dataset,
+    method, trial); the numbers of stored trials left out: of the config file's plan (a report
+    reduced by its overrides) and of other settings; and, when there are none to report, why
+    (else "")."""
+    folder = store_dir(exp_dir)
+    if why := _no_store(exp_dir):
+        return pd.DataFrame(), 0, 0, why
+    store = read_store(exp_dir)
+    if store.empty:
+        return store, 0, 0, f"the store {folder} holds no trials"
+    planned = store["trial_id"].isin(plan.ids)
+    reduced = int(store["trial_id"].isin(plan.base_ids).sum())
+    unplanned = int((~planned).sum()) - reduced
+    if not planned.any():
+        return pd.DataFrame(), reduced, unplanned, (f"none of the {reduced + unplanned} trials in the store {folder} "
+                                                    "is one this config (with the overrides) plans")
+    return latest_trials(store[planned]), reduced, unplanned, ""
 
 
 def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
@@ -140,60 +255,188 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
-def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenance) -> ExperimentFidelity:
-    """Write one experiment's REPORT.md, comparison.csv, tables and figures; returns its comparison."""
+#: "k of n planned trials" in REPORT.md (both the partial headline and the "- Trials:" line)
+TRIALS_RE = re.compile(r"([\d,]+) of ([\d,]+) planned trials")
+#: the store line of reports older than TRIALS_RE (they were full-scale)
+STORE_RE = re.compile(r"^- Store: (\d+) trials", re.M)
+
+
+@dataclass(frozen=True)
+class Existing:
+    """What an existing report was made from: ``trials`` (None: unknown) of ``planned`` (None: a
+    report older than the trial counts, taken as full-scale)."""
+
+    trials: int | None
+    planned: int | None
+
+    @property
+    def full(self) -> bool:
+        return self.planned is None or (self.trials is not None and self.trials >= self.planned)
+
+    def describe(self) -> str:
+        if self.trials is None:
+            return "an unknown number of trials (taken as a full-scale report)"
+        if self.planned is None:
+            return f"{self.trials:,} trials (a full-scale report)"
+        return f"{self.trials:,} of {self.planned:,} planned trials" + ("" if self.full else " (partial)")
+
+
+def existing_report(folder: Path) -> Existing | None:
+    """What the report in ``folder`` was made from, or None when it holds no results (no report, or
+    one of an empty store)."""
+    path = folder / "REPORT.md"
+    if path.is_file():
+        text = path.read_text(errors="replace")
+        if match := TRIALS_RE.search(text):
+            trials, planned = (int(g.replace(",", "")) for g in match.groups())
+            return Existing(trials, planned) if trials else None
+        if match := STORE_RE.search(text):
+            return Existing(int(match[1]), None) if int(match[1]) else None
+        if "- Store: no finished trials" in text:
+            return None
+        return Existing(None, None)
+    path = folder / "comparison.csv"
+    if path.is_file():
+        try:
+            reproduced = pd.read_csv(path)["reproduced"]
+        except (ValueError, KeyError, pd.errors.ParserError):
+            return Existing(None, None)
+        return Existing(None, None) if reproduced.notna().any() else None
+    return None
+
+
+def check_overwrite(name: str, folder: Path, trials: int, planned: int, force: bool) -> None:
+    """Raise OverwriteError when the report of ``trials`` of ``planned`` trials would overwrite one in
+    ``folder`` made from more trials, or a full-scale one while it is partial (unless ``force``)."""
+    old = existing_report(folder)
+    if force or old is None:
+        return
+    partial = trials < planned
+    if (old.trials is not None and trials < old.trials) or (partial and old.full):
+        raise OverwriteError(
+            f"{name}: not overwriting {folder / 'REPORT.md'}, made from {old.describe()}, with a "
+            f"{'PARTIAL ' if partial else ''}report of {trials:,} of {planned:,} planned trials; "
+            "pass --force to overwrite it, or --out DIR to write this report to another folder")
+
+
+def _partial_headline(reported: pd.DataFrame, plan: Plan) -> str:
+    """**PARTIAL: k of n planned trials** (datasets and methods with results) and what it means."""
+    datasets = {d for d, _, _ in plan.keys}
+    methods = {m for _, _, m in plan.keys}
+    return (f"**PARTIAL: {len(reported):,} of {plan.n:,} planned trials** ({reported['dataset'].nunique()} of "
+            f"{len(datasets)} datasets and {reported['method'].nunique()} of {len(methods)} methods have results). "
+            "A reduced or unfinished run, not a full-scale reproduction: cells with fewer trials than planned "
+            "(n_trials < n_planned in comparison.csv) are provisional, not failed reproductions.")
+
+
+def _trials_line(exp: str, reported: int, reduced: int, planned: int, overrides) -> str:
+    """REPORT.md's "- Trials: k of n planned trials" bullet, with how to get the others when k < n."""
+    if reported >= planned:
+        rest = " (complete)"
+    elif reported + reduced >= planned:
+        rest = "; the store holds the others: report without the exp.* overrides for the full report"
+    else:
+        full_run = run_command(exp, [o for o in overrides if not o.lstrip("+~").startswith("exp.")])
+        rest = f"; finish the run with `{full_run}` (it resumes)"
+    return f"- Trials: {reported:,} of {planned:,} planned trials{rest}"
+
+
+def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenance, *, conf_dir=None,
+                      force: bool = False, out=None, overrides=()) -> ExperimentFidelity:
+    """Write one experiment's REPORT.md, comparison.csv, tables and figures; returns its comparison.
+
+    The report goes to <results.root>/<exp.name>/, or <out>/<exp.name>/; ``conf_dir`` holds
+    exp/<exp>.yaml, the plan the report is measured against (default: the repository's conf/).
+    Raises NoResultsError (no stored trial of the plan) or OverwriteError (see check_overwrite)
+    before writing anything.
+    """
     name = _select(cfg, "exp.name", default=exp)
     paper = _select(cfg, "exp.paper", "paper")
     if not paper:
         raise ValueError(f"experiment {exp!r} names no paper; set `paper: <folder under experiments/>` "
                          f"in conf/exp/{exp}.yaml")
     exp_dir = results_root(cfg) / name
-    store, unplanned = _read_store(exp_dir, cfg)
+    target = Path(out) / name if out is not None else exp_dir
+    plan = Plan.of(exp, cfg, conf_dir)  # validates the config first, as the runner does
+    store, reduced, unplanned, why = _read_store(exp_dir, plan)
+    if store.empty:
+        raise _no_results(name, exp, why, overrides)
+    partial = len(store) < plan.n
+    check_overwrite(name, target, len(store), plan.n, force)
+    if reduced:
+        print(f"{name}: left out {reduced} stored trials of conf/exp/{exp}.yaml that the overrides leave out")
     if unplanned:
         print(f"{name}: left out {unplanned} stored trials that conf/exp/{exp}.yaml (with the overrides) does not plan")
     pub_path = Path(experiments_dir) / paper / "published.csv"
     published = load_published(pub_path) if pub_path.is_file() else pd.DataFrame(columns=PUBLISHED_COLUMNS + ["bold"])
     report = _select(cfg, "exp.report", "report", default={})
     methods_cfg = _select(cfg, "exp.methods", default={})
-    specs = table_specs(report.get("tables"), published, _select(cfg, "exp.datasets", default=[]),
-                        list(methods_cfg), family_values(methods_cfg))
+    datasets = _select(cfg, "exp.datasets", default=[])
+    specs = table_specs(report.get("tables"), published, datasets, list(methods_cfg), family_values(methods_cfg))
     cells = {spec.id: reproduce(store, spec) for spec in specs}
     shown = published[published["table"].isin([spec.id for spec in specs])]
     # e.g. a #wins row of a table: its cells come from here
-    ranked = rank_comparisons(store, report, published, _select(cfg, "exp.datasets", default=[]))
+    ranked = rank_comparisons(store, report, published, datasets)
     ranked_keys = {key for _, rows in ranked for key in zip(rows["table"], rows["row"], rows["column"])}
     shown = shown.loc[[key not in ranked_keys for key in zip(shown["table"], shown["row"], shown["column"])]]
     comparison = pd.concat([compare(shown, _concat(list(cells.values()), CELL_COLUMNS))] + [r for _, r in ranked],
                            ignore_index=True)
-    (exp_dir / "tables").mkdir(parents=True, exist_ok=True)
-    comparison.to_csv(exp_dir / "comparison.csv", index=False, float_format="%.10g")
-    sections = []
-    for spec in specs:
-        markdown = render_markdown(spec, cells[spec.id], published)
-        (exp_dir / "tables" / f"{spec.slug}.md").write_text(f"{markdown}\n{prov.line()}\n")
-        (exp_dir / "tables" / f"{spec.slug}.tex").write_text(
-            f"% {prov.line()}\n{render_latex(spec, cells[spec.id], published)}")
-        sections += [f"## {spec.id}", "", markdown]
-    for entry, rows in ranked:
-        markdown = render_rank_markdown(entry, rows)
-        (exp_dir / "tables" / f"{rank_slug(entry)}.md").write_text(f"{markdown}\n{prov.line()}\n")
-        sections += [f"## {entry['id']}{' (#wins)' if entry['rows'] == ['wins'] else ''}", "", markdown]
-    figures = make_figures(report.get("figures"), exp_dir / "figures", store, cfg)
-    c = counts(comparison)
-    source = f"experiments/{paper}/published.csv" if pub_path.is_file() else f"no {pub_path}"
-    left_out = (f"- Left out: {unplanned} stored trials of settings this config does not plan (e.g. an earlier "
-                "protocol, cost or method parameter); `csrepro.store.delete_trials` removes them")
-    lines = [f"# {name}: published vs reproduced ({paper})", "", "## Provenance", "", f"- Report: {prov.line()}",
-             *results_lines(store, read_run_info(exp_dir)),
-             *([left_out] if unplanned else []),
-             "", "## Fidelity", "",
-             f"{c['within']} of {c['published']} published cells ({source}) within tolerance, {c['outside']} "
-             f"outside, {c['missing']} without a reproduced value; cell by cell in comparison.csv.", "",
-             *sections, "## Figures", "",
-             *[f"![{p.stem}]({Path(os.path.relpath(p, exp_dir)).as_posix()})" for p in figures]]
-    (exp_dir / "REPORT.md").write_text("\n".join(lines) + "\n")
-    print(f"{name}: {exp_dir / 'REPORT.md'} ({c['within']}/{c['published']} cells within tolerance)")
+    sources = {(spec.id, *key): value for spec in specs for key, value in cell_sources(spec).items()}
+    sources.update(rank_sources(report, datasets))
+    comparison = with_trial_counts(comparison, sources, Counter(zip(store["dataset"], store["method"])),
+                                   plan.counts())
+    headline = _partial_headline(store, plan) if partial else ""
+    with tempfile.TemporaryDirectory(prefix=f"csrepro-report-{name}-") as scratch:
+        stage = Path(scratch)
+        (stage / "tables").mkdir()
+        comparison.to_csv(stage / "comparison.csv", index=False, float_format="%.10g")
+        note = f"{headline}\n\n" if partial else ""
+        tex_note = f"% PARTIAL: {len(store):,} of {plan.n:,} planned trials (a reduced or unfinished run)\n" \
+            if partial else ""
+        sections = []
+        for spec in specs:
+            markdown = render_markdown(spec, cells[spec.id], published)
+            (stage / "tables" / f"{spec.slug}.md").write_text(f"{note}{markdown}\n{prov.line()}\n")
+            (stage / "tables" / f"{spec.slug}.tex").write_text(
+                f"% {prov.line()}\n{tex_note}{render_latex(spec, cells[spec.id], published)}")
+            sections += [f"## {spec.id}", "", markdown]
+        for entry, rows in ranked:
+            markdown = render_rank_markdown(entry, rows)
+            (stage / "tables" / f"{rank_slug(entry)}.md").write_text(f"{note}{markdown}\n{prov.line()}\n")
+            sections += [f"## {entry['id']}{' (#wins)' if entry['rows'] == ['wins'] else ''}", "", markdown]
+        figures = make_figures(report.get("figures"), stage / "figures", store, cfg)
+        c = counts(comparison)
+        short = short_cells(comparison)
+        source = f"experiments/{paper}/published.csv" if pub_path.is_file() else f"no {pub_path}"
+        left_out = (f"- Left out: {unplanned} stored trials of settings this config does not plan (e.g. an earlier "
+                    "protocol, cost or method parameter); `csrepro.store.delete_trials` removes them")
+        lines = [f"# {name}: published vs reproduced ({paper}){' — PARTIAL' if partial else ''}", "",
+                 *([headline, ""] if partial else []),
+                 "## Provenance", "", f"- Report: {prov.line()}",
+                 *results_lines(store, read_run_info(exp_dir)),
+                 _trials_line(exp, len(store), reduced, plan.n, overrides),
+                 *failure_lines(exp_dir, plan.ids),
+                 *([f"- Not read: {reduced} stored trials of conf/exp/{exp}.yaml that this report's overrides "
+                    "leave out"] if reduced else []),
+                 *([left_out] if unplanned else []),
+                 "", "## Fidelity", "",
+                 f"{c['within']} of {c['published']} published cells ({source}) within tolerance, {c['outside']} "
+                 f"outside, {c['missing']} without a reproduced value; cell by cell in comparison.csv"
+                 + (f" ({short} cells have fewer trials than planned)." if short else "."), "",
+                 *sections, "## Figures", "",
+                 *[f"![{p.stem}]({Path(os.path.relpath(p, stage)).as_posix()})" for p in figures]]
+        (stage / "REPORT.md").write_text("\n".join(lines) + "\n")
+        _install(stage, target)
+    status = f", PARTIAL: {len(store):,} of {plan.n:,} planned trials" if partial else ""
+    print(f"{name}: {target / 'REPORT.md'} ({c['within']}/{c['published']} cells within tolerance{status})")
     return ExperimentFidelity(name, paper, comparison)
+
+
+def _install(stage: Path, target: Path) -> None:
+    """Copy every file under ``stage`` to the same place under ``target`` (each written atomically)."""
+    for path in sorted(stage.rglob("*")):
+        if path.is_file():
+            atomic_write(target / path.relative_to(stage), path.read_bytes())
 
 
 def _committed_fidelity(exp: str, cfg: DictConfig) -> ExperimentFidelity | None:
@@ -206,15 +449,48 @@ def _committed_fidelity(exp: str, cfg: DictConfig) -> ExperimentFidelity | None:
     return ExperimentFidelity(name, _select(cfg, "exp.paper", "paper"), pd.read_csv(path))
 
 
+#: an experiment's row in FIDELITY.md
+FIDELITY_ROW = re.compile(r"^\| [^|]* \| \[([^\]]+)\]\(", re.M)
+
+
+def write_fidelity(path: Path, results: list[ExperimentFidelity], prov: Provenance, force: bool) -> None:
+    """Write FIDELITY.md, unless it would drop an experiment the existing one lists (``force``: anyway)."""
+    if path.is_file() and not force:
+        dropped = sorted(set(FIDELITY_ROW.findall(path.read_text(errors="replace")))
+                         - {r.experiment for r in results})
+        if dropped:
+            raise OverwriteError(f"not rewriting {path}: it lists {dropped}, which have neither results nor a "
+                                 "comparison.csv now; report them first, or pass --force to drop them")
+    atomic_write(path, render_fidelity(results, prov.line()))
+    print(f"wrote {path}")
+
+
+def _one_line(err: BaseException) -> str:
+    """``err`` as one line; types other than the report's known errors are named, with a --debug hint."""
+    text = " ".join(line.strip() for line in str(err).splitlines() if line.strip())
+    if isinstance(err, (ReportError, OSError, ValueError)):
+        return text
+    return f"{type(err).__name__}: {text} (unexpected; rerun with --debug for the traceback)"
+
+
 def main(argv=None) -> int:
-    """Entry point of ``python -m csrepro.report``."""
+    """Entry point of ``python -m csrepro.report``: 0 on success; after a one-line error on stderr, 2 for a
+    missing or invalid config (as ``python -m csrepro.run``), else 1."""
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = argparse.ArgumentParser(prog="python -m csrepro.report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("args", nargs="*", metavar="EXP | key=value")
-    parser.add_argument("--all", action="store_true", help="report every conf/exp/*.yaml and write FIDELITY.md")
+    parser.add_argument("--all", action="store_true",
+                        help="report every conf/exp/*.yaml that has a store and write FIDELITY.md")
     parser.add_argument("--fidelity", action="store_true",
                         help="write FIDELITY.md from each experiment's existing comparison.csv (no stores needed)")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an existing report made from more trials (or a full-scale one with a "
+                             "partial one), and FIDELITY.md when it would drop an experiment")
+    parser.add_argument("--out", metavar="DIR", type=Path,
+                        help="write reports to DIR/<exp.name>/ and FIDELITY.md to DIR (stores are still read "
+                             "from results.root)")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     parser.add_argument("--conf-dir", default=REPO_ROOT / "conf",
                         help="config folder holding exp/ (default: %(default)s)")
     parser.add_argument("--experiments-dir", default=REPO_ROOT / "experiments",
@@ -227,29 +503,69 @@ def main(argv=None) -> int:
                      f"--fidelity={ns.fidelity})")
     prov = Provenance(shlex.join(["python", "-m", "csrepro.report", *argv]),
                       datetime.now(timezone.utc).isoformat(timespec="seconds"), git_commit())
+    debug = ns.debug or os.environ.get("HYDRA_FULL_ERROR") == "1"
+    try:
+        return _run(ns, names, overrides, prov, debug)
+    except Exception as err:
+        if debug:
+            raise
+        print(f"report error: {_one_line(err)}", file=sys.stderr)
+        return 2 if isinstance(err, (MissingConfigError, ConfigError)) else 1
+
+
+def _run(ns, names: list[str], overrides: list[str], prov: Provenance, debug: bool) -> int:
+    options = {"conf_dir": ns.conf_dir, "force": ns.force, "out": ns.out, "overrides": overrides}
     if names:
-        report_experiment(names[0], load_config(names[0], ns.conf_dir, overrides), ns.experiments_dir, prov)
+        report_experiment(names[0], load_config(names[0], ns.conf_dir, overrides), ns.experiments_dir, prov,
+                          **options)
         return 0
     exps = sorted(p.stem for p in (Path(ns.conf_dir) / "exp").glob("*.yaml"))
     if not exps:
-        parser.error(f"no experiment configs in {Path(ns.conf_dir) / 'exp'}; point --conf-dir at the conf folder")
+        raise ReportError(f"no experiment configs in {Path(ns.conf_dir) / 'exp'}; point --conf-dir at the conf folder")
     cfgs = {e: load_config(e, ns.conf_dir, overrides) for e in exps}
     paperless = [e for e, cfg in cfgs.items() if not _select(cfg, "exp.paper", "paper")]
     if paperless:
         print(f"skipping experiments that reproduce no paper: {paperless}")
     reported = [e for e in cfgs if e not in paperless]
+    if not reported:
+        raise ReportError(f"no experiment in {Path(ns.conf_dir) / 'exp'} names a paper; nothing to report")
+    root = results_root(cfgs[exps[0]])
+    fidelity = Path(ns.out) / "FIDELITY.md" if ns.out is not None else root / "FIDELITY.md"
     if ns.fidelity:
-        results = [_committed_fidelity(e, cfgs[e]) for e in reported]
-        results = [r for r in results if r is not None]
+        results = [r for r in (_committed_fidelity(e, cfgs[e]) for e in reported) if r is not None]
         if not results:
-            parser.error(f"no comparison.csv under {results_root(cfgs[exps[0]])}; run `python -m csrepro.report --all` "
-                         "(or one experiment) first")
-    else:
-        results = [report_experiment(e, cfgs[e], ns.experiments_dir, prov) for e in reported]
-    path = results_root(cfgs[exps[0]]) / "FIDELITY.md"
-    path.write_text(render_fidelity(results, prov.line()))
-    print(f"wrote {path}")
-    return 0
+            raise ReportError(f"no comparison.csv under {root}; run `python -m csrepro.report --all` "
+                              "(or one experiment) first; nothing was written")
+        write_fidelity(fidelity, results, prov, ns.force)
+        return 0
+    results, without, failed = [], [], []
+    for e in reported:
+        try:
+            name = _select(cfgs[e], "exp.name", default=e)
+            if why := _no_store(results_root(cfgs[e]) / name):  # checked before planning (seconds)
+                raise _no_results(name, e, why, overrides)
+            results.append(report_experiment(e, cfgs[e], ns.experiments_dir, prov, **options))
+            continue
+        except NoResultsError as err:
+            print(err)
+            without.append(e)
+        except Exception as err:
+            if debug:
+                raise
+            print(f"report error: {_one_line(err)}", file=sys.stderr)
+            failed.append(e)
+        committed = _committed_fidelity(e, cfgs[e])  # FIDELITY.md keeps what its last report found
+        if committed is not None:
+            results.append(committed)
+    if len(without) + len(failed) == len(reported):
+        raise ReportError(
+            f"no experiment was reported ({len(without)} without results, {len(failed)} failed, each named above); "
+            f"nothing was written; run an experiment first, e.g. `{run_command((without or failed)[0], overrides)}`")
+    if results:
+        write_fidelity(fidelity, results, prov, ns.force)
+    if without:
+        print(f"not reported, no results: {', '.join(without)} (run `python -m csrepro.run +exp=<name>`)")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

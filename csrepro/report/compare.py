@@ -1,4 +1,19 @@
-"""Published vs reproduced: the tolerance rule, published.csv loading and comparison.csv."""
+"""Published vs reproduced: the tolerance rule, published.csv loading and comparison.csv.
+
+comparison.csv has one row per published cell: COMPARISON_COLUMNS (the comparison, :func:`compare`)
+then TRIAL_COLUMNS (:func:`with_trial_counts`):
+
+* ``n_trials``: the reported trials the cell's value is computed from, a trial being one stored
+  row (dataset, trial index, method id), as the store counts them: for a plain cell the trials of
+  its dataset and its column's method ids (all of them for a ``combine`` column), for an average
+  rank or a rank/#wins cell those of every dataset and method it ranks;
+* ``n_planned``: the same count over the trials the experiment's config plans
+  (conf/exp/<exp>.yaml, plus what the report's overrides add).
+
+A cell of a full run has n_trials == n_planned; a cell of a reduced or unfinished run has fewer
+(partial); a published cell the config does not plan has 0 and 0.  Comparison files written
+before these columns existed lack them; readers (csrepro.report.fidelity) accept both.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +25,9 @@ import pandas as pd
 PUBLISHED_COLUMNS = ["table", "row", "column", "value", "spread", "spread_kind", "unit", "source",
                      "row_label", "column_label"]
 COMPARISON_COLUMNS = ["table", "row", "column", "published", "reproduced", "reproduced_se", "tolerance", "within"]
+#: how many of its planned trials each cell has (see the module docstring); comparison.csv ends with them
+TRIAL_COLUMNS = ["n_trials", "n_planned"]
+CSV_COLUMNS = COMPARISON_COLUMNS + TRIAL_COLUMNS
 #: key of one table cell, shared by published.csv, reproduced cells and comparison.csv
 CELL_KEY = ["table", "row", "column"]
 #: the rule of :func:`within`, as printed in reports
@@ -64,3 +82,19 @@ def compare(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:
     out["within"] = pd.array(ok, dtype="boolean")
     out.loc[out["reproduced"].isna(), "within"] = pd.NA
     return out[COMPARISON_COLUMNS]
+
+
+def with_trial_counts(comparison: pd.DataFrame, sources, reported, planned) -> pd.DataFrame:
+    """``comparison`` with TRIAL_COLUMNS appended (CSV_COLUMNS).
+
+    ``sources`` maps a cell (table, row, column) to the (datasets, method ids) whose trials its
+    value is computed from (cells not in it count 0); ``reported`` and ``planned`` map
+    (dataset, method id) to a number of trials: those reported and those the config plans.
+    """
+    def count(counter, key) -> int:
+        datasets, methods = sources.get(key, ((), ()))
+        return sum(counter.get((d, m), 0) for d in dict.fromkeys(datasets) for m in dict.fromkeys(methods))
+
+    keys = list(zip(comparison["table"], comparison["row"], comparison["column"], strict=True))
+    return comparison.assign(n_trials=np.array([count(reported, k) for k in keys], dtype=np.int64),
+                             n_planned=np.array([count(planned, k) for k in keys], dtype=np.int64))[CSV_COLUMNS]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from csrepro.provenance import REPO_ROOT, RUN_INFO, RUN_INFO_KEYS, git_commit  # noqa: F401 (the report's imports)
+from csrepro.provenance import RUN_INFO, RUN_INFO_KEYS
+from csrepro.store import FAILURES
 
 
 def read_run_info(exp_dir) -> dict | None:
@@ -41,3 +42,18 @@ def results_lines(store: pd.DataFrame, run_info: dict | None) -> list[str]:
     span = (f", finished {store['finished_at'].min()} to {store['finished_at'].max()}"
             if "finished_at" in store.columns else "")
     return lines + [f"- Store: {len(store)} trials, fit + predict time {seconds:.1f} s, git commit(s) {commits}{span}"]
+
+
+def failure_lines(exp_dir, trial_ids) -> list[str]:
+    """Markdown bullets listing the failed trials among ``trial_ids`` (results/<exp>/failures.csv) by error."""
+    path = Path(exp_dir) / FAILURES
+    if not path.is_file():
+        return []
+    failed = pd.read_csv(path, dtype=str, keep_default_na=False)
+    failed = failed[failed["trial_id"].isin(trial_ids)]
+    if failed.empty:
+        return []
+    counts = failed.groupby(["dataset", "method", "error"]).size()
+    return [f"- Failed: {len(failed)} trials not stored (tracebacks in {FAILURES}; rerunning the experiment "
+            "retries them)", *[f"  - {dataset}, {method}: {n} x {error[:200]}"
+                               for (dataset, method, error), n in counts.items()]]

@@ -31,12 +31,13 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from csrepro.metrics import ranks
+from csrepro.provenance import REPO_ROOT
 from csrepro.report.compare import CELL_KEY, compare, load_published
 from csrepro.report.figures import save_png
-from csrepro.report.provenance import REPO_ROOT
 from csrepro.report.tables import TRIAL_KEY
 
-__all__ = ["plot_rank_tables", "rank_cells", "rank_comparisons", "rank_slug", "rate_totals", "render_rank_markdown"]
+__all__ = ["plot_rank_tables", "rank_cells", "rank_comparisons", "rank_slug", "rank_sources", "rate_totals",
+           "render_rank_markdown"]
 
 
 def _select(cfg, key, default=None):
@@ -121,6 +122,31 @@ def rank_comparisons(store: pd.DataFrame, report: dict, published: pd.DataFrame,
         pub = published[(published["table"] == entry["id"]) & published["row"].isin(entry["rows"])
                          & published["column"].isin(entry["columns"])]
         out.append((entry, compare(pub, rank_cells(totals, entry, rows))))
+    return out
+
+
+def rank_sources(report: dict, datasets) -> dict[tuple[str, str, str], tuple[list[str], list[str]]]:
+    """(table, row, column) -> (datasets, method ids) whose trials each rank_tables cell is computed from.
+
+    A rate row ranks the ``rank_columns`` at that rate, so it reads the rate's method id of each of
+    them on every dataset of the source table (among ``datasets``); a #wins row compares the
+    rate-averaged means of ``columns`` and ``wins_over``, so it reads all their method ids.
+    """
+    tables = {t["id"]: t for t in report.get("tables") or [] if isinstance(t, dict)}
+    out = {}
+    for entry in report.get("rank_tables") or []:
+        source = tables.get(entry["from"])
+        if source is None:
+            continue  # rank_comparisons names the error
+        rows = [d for d in source["rows"] if d in set(datasets)]
+        combine = source.get("combine") or {}
+        if entry["rows"] == ["wins"]:
+            methods = [m for c in [*entry["columns"], *entry["wins_over"]] for m in combine.get(c, [])]
+            out.update({(entry["id"], "wins", c): (rows, methods) for c in entry["columns"]})
+            continue
+        for k, row in enumerate(entry["rows"]):
+            methods = [combine[c][k] for c in entry["rank_columns"] if k < len(combine.get(c, []))]
+            out.update({(entry["id"], row, c): (rows, methods) for c in entry["columns"]})
     return out
 
 

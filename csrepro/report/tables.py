@@ -192,6 +192,40 @@ def reproduce(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
     return cells.assign(table=spec.id)[CELL_COLUMNS]
 
 
+def cell_sources(spec: TableSpec) -> dict[tuple[str, str], tuple[list[str], list[str]]]:
+    """(row, column) -> (datasets, method ids) whose trials each cell of ``spec`` is computed from.
+
+    As :func:`reproduce` computes the cells: a plain cell from its dataset and its column's method
+    ids (``combine``), the avg_rank row from every row and column of the table, a derived cell
+    from its rule's method, family members (and reference), a wins cell from its group's datasets
+    and every method (row) of the table.  Used to count a cell's reported and planned trials
+    (csrepro.report.compare.with_trial_counts).
+    """
+    if spec.kind == "wins":
+        return {(method, column): (list(datasets), list(spec.rows))
+                for group, datasets in spec.groups.items() for method in spec.rows
+                for column in (f"wins_{group}", f"{spec.metric}_{group}")}
+    methods = {c: _column_methods(spec, c) for c in spec.columns}
+    out = {(row, c): ([row], methods[c]) for row in spec.rows for c in spec.columns}
+    if spec.kind == "cells" and spec.avg_rank:
+        every = [m for c in spec.columns for m in methods[c]]
+        out.update({(AVG_RANK, c): (list(spec.rows), every) for c in spec.columns})
+    return out
+
+
+def _column_methods(spec: TableSpec, column: str) -> list[str]:
+    """Store method ids one cell of ``column`` reads (csrepro.report.derived for derived tables)."""
+    if spec.kind != "derived":
+        return list(spec.combine.get(column, [column]))
+    rule = spec.derive.get(column, {"stat": "mean"})
+    stat = rule.get("stat", "mean")
+    if stat == "mean":
+        return [rule.get("method", column)]
+    members = list(spec.families.get(rule.get("family"), {}))
+    reference = [rule["reference"]] if stat in ("max_gain", "argmax_gain") and rule.get("reference") else []
+    return members + reference
+
+
 @dataclass(frozen=True)
 class _Style:
     """How one output format writes bold, ±, the out-of-tolerance marker, a missing cell and plain text."""

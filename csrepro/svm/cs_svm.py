@@ -13,11 +13,13 @@ class, whose miss costs C_1, as in :func:`csrepro.costs.binary`), y = -1 for ``c
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -218,7 +220,7 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
     kernel : {"linear", "rbf"}
     gamma : "scale", "auto" or float
         RBF width as in :class:`sklearn.svm.SVC`: 1/(d Var(X)), 1/d, or the value.
-    threshold : float
+    threshold : float (finite)
         Added to the decision function (the protocol's threshold move).
     tol, max_iter : float, int
         SMO stopping rule (maximal KKT violation) and iteration cap.
@@ -229,6 +231,22 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
 
     The Gram matrix of the training set is computed in full (n^2 doubles).
     """
+
+    _parameter_constraints: dict = {
+        "variant": [StrOptions(set(VARIANTS))],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        # positive; for "cs" also C_minus1 >= 1 and C1 >= 2 C_minus1 - 1, checked at fit (resolve_costs)
+        "C1": [Interval(Real, 0, None, closed="neither"), None],
+        "C_minus1": [Interval(Real, 0, None, closed="neither"), None],
+        "cost_matrix": ["array-like", None],
+        "kernel": [StrOptions(set(KERNELS))],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+        "threshold": [Interval(Real, None, None, closed="neither")],  # finite
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "backend": [StrOptions(set(BACKENDS))],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, variant="cs", C=1.0, C1=None, C_minus1=None, cost_matrix=None, kernel="rbf",
                  gamma="scale", threshold=0.0, tol=1e-3, max_iter=1_000_000, backend="cython",
@@ -246,24 +264,16 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
         self.backend = backend
         self.random_state = random_state
 
-    def _check_params(self, X):
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant={self.variant!r} is not valid; choose one of {VARIANTS}")
-        if self.kernel not in KERNELS:
-            raise ValueError(f"kernel={self.kernel!r} is not valid; choose one of {KERNELS}")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend={self.backend!r} is not valid; choose one of {sorted(BACKENDS)}")
-        if not (np.isfinite(self.C) and self.C > 0):
-            raise ValueError(f"C must be finite and > 0, got {self.C!r}")
+    def _resolve_gamma(self, X):
+        """The RBF width on training data ``X``: ``gamma``, or its "scale" / "auto" rule."""
         if self.gamma == "scale":
             var = X.var()
             return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
-        if isinstance(self.gamma, str) or not (np.isfinite(self.gamma) and self.gamma > 0):
-            raise ValueError(f"gamma must be 'scale', 'auto' or a number > 0, got {self.gamma!r}")
         return float(self.gamma)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Solve the variant's dual on (X, y) and keep the support vectors."""
         X, ys = self._prepare(X, y)
@@ -286,7 +296,7 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"the SVM needs 2 classes but y holds only 1 class ({self.classes_[0]!r}); "
                              "a single-class training fold cannot train a classifier (use a stratified split)")
-        self.gamma_ = self._check_params(X)
+        self.gamma_ = self._resolve_gamma(X)
         self.C1_, self.C_minus1_ = resolve_costs(self.variant, self.C1, self.C_minus1, self.cost_matrix)
         return X, np.where(y == self.classes_[1], 1.0, -1.0)
 

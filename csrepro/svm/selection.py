@@ -26,17 +26,20 @@ from __future__ import annotations
 import hashlib
 import itertools
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import smo
 from csrepro.costs import validate_cost_matrix
 from csrepro.detection_rate import (
-    check_rate,
+    CV_CONSTRAINT,
+    POSITIVES,
     detected_class,
     detected_labels,
     inner_folds,
@@ -126,8 +129,23 @@ def out_of_fold_path(K, ys, w_pos, w_neg, Cs, splits=None, tol=1e-3, max_iter=1_
     return out
 
 
+#: ``cv_seed`` and ``random_state`` of the grid SVMs: what ``np.random.default_rng`` takes (documented subset)
+_SEED = [Interval(Integral, 0, None, closed="left"), np.random.Generator, None]
+
+
 class _GridSVC(ClassifierMixin, BaseEstimator):
     """Shared machinery: folds, memoised kernel matrix and out-of-fold paths, refit-free best estimator."""
+
+    # the parameters both subclasses share; the grids' values are checked by cost_grid
+    _parameter_constraints: dict = {
+        **{name: CostSensitiveSVC._parameter_constraints[name] for name in ("variant", "kernel", "gamma", "tol",
+                                                                             "max_iter")},
+        "C_grid": ["array-like"],
+        "C_minus1_grid": ["array-like"],
+        "cv": CV_CONSTRAINT,
+        "cv_seed": _SEED,
+        "random_state": _SEED,
+    }
 
     def _splits(self, ys):
         """None for leave-one-out, else the stratified k-fold (train, test) pairs and their seed."""
@@ -148,15 +166,15 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) != 2:
-            raise ValueError(f"{type(self).__name__} is binary but y has {len(self.classes_)} class(es) "
-                             f"{self.classes_.tolist()[:10]}; give it exactly two classes")
+            raise ValueError(f"Only binary classification is supported. {type(self).__name__} got {len(self.classes_)} "
+                             f"class(es) {self.classes_.tolist()[:10]}; give it exactly two classes")
         self.pos_label_ = detected_class(y, self.classes_, positive)
         z = (y == self.pos_label_).astype(int)
         ys = np.where(z == 1, 1.0, -1.0)
         splits, seed = self._splits(ys)
         template = CostSensitiveSVC(variant=self.variant, kernel=self.kernel, gamma=self.gamma, tol=self.tol,
                                     max_iter=self.max_iter)
-        template.set_params(gamma=template._check_params(X))
+        template.set_params(gamma=template._resolve_gamma(X))
         data_key = hashlib.sha1(b"".join([X.tobytes(), ys.tobytes(), repr((X.shape, self.kernel, template.gamma))
                                           .encode()])).hexdigest()
         K = _memo(_KERNELS, _KERNELS_KEPT, data_key, lambda: kernel_matrix(self.kernel, X, X, template.gamma))
@@ -179,10 +197,12 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         return X, z, ys, template, scored
 
     def _best(self, template, X, y, params, solution):
-        """``template`` with ``params``, fitted from the full-data ``solution`` (alpha, b, n_iter) of the search."""
+        """``template`` with ``params``, fitted from the full-data ``solution`` (alpha, b, n_iter) of the search;
+        sets ``best_estimator_`` and ``n_iter_``."""
         est = template.set_params(**params)
         X, ys = est._prepare(X, y)
-        return est._keep(X, ys, *solution)
+        self.best_estimator_ = est._keep(X, ys, *solution)
+        self.n_iter_ = self.best_estimator_.n_iter_
 
     def decision_function(self, X):
         """Decision values of ``best_estimator_`` (> 0: ``pos_label_``), signed so that > 0 favours ``classes_[1]``."""
@@ -229,8 +249,17 @@ class DetectionRateSVC(_GridSVC):
     ``cv_false_positives_`` and ``cv_detection_rate_`` at the chosen point, ``cv_results_``
     (one dict per grid point) and ``best_estimator_`` (the best point's SVM on all training data,
     threshold applied; the search's full-data solution, so no refit; its labels are 1 for
-    ``pos_label_`` and 0 for the other class).
+    ``pos_label_`` and 0 for the other class), ``n_iter_`` (SMO iterations of that solution, warm-started
+    from the next smaller C of its path).
     """
+
+    _parameter_constraints: dict = {
+        **_GridSVC._parameter_constraints,
+        "target_detection_rate": [Interval(Real, 0, 1, closed="right")],
+        "positive": [StrOptions(set(POSITIVES))],
+        "C1_grid": ["array-like"],
+        "cost_matrix": ["array-like", None],
+    }
 
     def __init__(self, variant="cs", target_detection_rate=0.9, positive="last", C_grid=(0.1, 1.0, 10.0),
                  C1_grid=(1.0, 2.0, 4.0), C_minus1_grid=(1.0, 2.0), kernel="rbf", gamma="scale", cv="loo",
@@ -250,9 +279,10 @@ class DetectionRateSVC(_GridSVC):
         self.cost_matrix = cost_matrix
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Cross-validate the grid on (X, y); keep the best point's SVM on all of it."""
-        d = check_rate(self.target_detection_rate)
+        d = float(self.target_detection_rate)
         grid = cost_grid(self.variant, self.C_grid, self.C1_grid, self.C_minus1_grid)
         X, z, ys, template, scored = self._search(X, y, grid, self.positive)
         k, points = select_at_rate(ys, [scores for _, scores, _ in scored], d)
@@ -266,7 +296,7 @@ class DetectionRateSVC(_GridSVC):
         self.cv_detection_rate_ = best["detection_rate"]
         # f >= threshold_ predicts positive; CostSensitiveSVC predicts f + threshold > 0
         shift = -np.nextafter(self.threshold_, -np.inf)
-        self.best_estimator_ = self._best(template, X, z, {**self.best_params_, "threshold": 0.0}, scored[k][2])
+        self._best(template, X, z, {**self.best_params_, "threshold": 0.0}, scored[k][2])
         self.best_estimator_.set_params(threshold=shift - self.best_estimator_.offset_)
         return self
 
@@ -284,8 +314,12 @@ class CostRatioSVC(_GridSVC):
     Parameters: ``variant``, ``cost_matrix`` (2x2, required), ``C_grid``, ``C_minus1_grid``,
     ``kernel``, ``gamma``, ``cv``, ``cv_seed``, ``tol``, ``max_iter``, ``random_state`` as in
     :class:`DetectionRateSVC`.  Fitted: ``best_params_``, ``cv_cost_`` (out-of-fold cost of the
-    chosen point), ``cv_results_``, ``best_estimator_`` (labels 1 for ``pos_label_`` = ``classes_[1]``, else 0).
+    chosen point), ``cv_results_``, ``best_estimator_`` (labels 1 for ``pos_label_`` = ``classes_[1]``, else 0),
+    ``n_iter_`` as in :class:`DetectionRateSVC`.
     """
+
+    # cost_matrix is required (None, the default, is refused): the search keeps its ratio
+    _parameter_constraints: dict = {**_GridSVC._parameter_constraints, "cost_matrix": ["array-like"]}
 
     def __init__(self, variant="cs", cost_matrix=None, C_grid=(0.1, 1.0, 10.0), C_minus1_grid=(1.0, 2.0, 4.0),
                  kernel="rbf", gamma="scale", cv="loo", cv_seed=None, tol=1e-3, max_iter=1_000_000,
@@ -302,13 +336,9 @@ class CostRatioSVC(_GridSVC):
         self.max_iter = max_iter
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Cross-validate the grid on (X, y) by out-of-fold cost; keep the best point's SVM on all of it."""
-        if self.variant not in VARIANTS:
-            raise ValueError(f"variant={self.variant!r} is not valid; choose one of {VARIANTS}")
-        if self.cost_matrix is None:
-            raise ValueError("CostRatioSVC needs cost_matrix (2x2, rows = true class in sorted label order); "
-                             "pass it or use DetectionRateSVC")
         Cm = validate_cost_matrix(self.cost_matrix, 2)
         ratio = float(Cm[1, 0] / Cm[0, 1])
         Cs = list(dict.fromkeys(c for c, _, _ in cost_grid("bp", self.C_grid, [1.0], self.C_minus1_grid)))  # validated
@@ -330,5 +360,5 @@ class CostRatioSVC(_GridSVC):
         k = min(range(len(scored)), key=lambda i: self.cv_results_[i]["cost"])  # ties: the first in grid order
         self.best_params_ = {name: self.cv_results_[k][name] for name in ("C", "C1", "C_minus1")}
         self.cv_cost_ = self.cv_results_[k]["cost"]
-        self.best_estimator_ = self._best(template, X, z, self.best_params_, scored[k][2])
+        self._best(template, X, z, self.best_params_, scored[k][2])
         return self

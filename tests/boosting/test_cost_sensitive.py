@@ -1,8 +1,7 @@
-"""CS-AdaBoost, CS-RealBoost, CS-LogitBoost (thesis Algs. 4-6): reductions, hand checks, estimator checks."""
+"""CS-AdaBoost, CS-RealBoost, CS-LogitBoost (thesis Algs. 4-6): reductions, hand checks, cost arguments."""
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import check_estimator
 
 from csrepro.boosting import cost_sensitive_steps as steps
 from csrepro.boosting.binary import (
@@ -16,6 +15,8 @@ from csrepro.boosting.cost_sensitive import (
     CSRealBoostClassifier,
     resolve_binary_costs,
 )
+from csrepro.boosting.cs_baselines import AdaCostClassifier, CSB0Classifier
+from csrepro.methods import make_estimator
 
 
 def _problem(n=160, seed=0, balanced=False):
@@ -78,12 +79,37 @@ def test_separable_data_stops_after_one_floored_step():
 def test_cost_matrix_gives_the_costs():
     X, y = _problem(seed=2)
     C = np.array([[0.0, 1.0], [3.0, 0.0]])
-    assert resolve_binary_costs(None, None, C) == (3.0, 1.0) and resolve_binary_costs(2.0, None, C) == (2.0, 1.0)
+    assert resolve_binary_costs(None, None, C) == (3.0, 1.0) and resolve_binary_costs(3.0, 1.0, C) == (3.0, 1.0)
+    assert resolve_binary_costs(None, 2.0, None) == (1.0, 2.0)
     for cls in (CSAdaBoostClassifier, CSRealBoostClassifier, CSLogitBoostClassifier):
         a = cls(cost_matrix=C, n_estimators=5).fit(X, y).decision_function(X)
         np.testing.assert_array_equal(a, cls(C1=3.0, C2=1.0, n_estimators=5).fit(X, y).decision_function(X))
-    with pytest.raises(ValueError, match="C1 must be a finite number > 0"):
+    with pytest.raises(ValueError, match=r"'C1' parameter of CSAdaBoostClassifier must be a float in the range "
+                                         r"\(0.0, inf\) or None"):
         CSAdaBoostClassifier(C1=-1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [CSAdaBoostClassifier, CSRealBoostClassifier, CSLogitBoostClassifier, CSB0Classifier,
+                                 AdaCostClassifier])
+def test_costs_given_both_ways_must_agree(cls):
+    """C1 = 2 beside a matrix whose miss cost C[1, 0] is 3 used to win silently; now fit names both values."""
+    X, y = _problem(seed=2)
+    C = [[0.0, 1.0], [3.0, 0.0]]
+    with pytest.raises(ValueError, match=r"C1=2\.0 conflicts with cost_matrix C\[1, 0\]=3\.0; .*drop C1 and C2, or drop "
+                                         "cost_matrix"):
+        cls(C1=2.0, cost_matrix=C, n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match=r"C2=0\.5 conflicts with cost_matrix C\[0, 1\]=1\.0"):
+        cls(C1=3.0, C2=0.5, cost_matrix=C, n_estimators=2).fit(X, y)
+    assert cls(C1=3.0, cost_matrix=C, n_estimators=2).fit(X, y).costs_ == (3.0, 1.0)
+
+
+def test_booster_ids_give_explicit_costs_instead_of_the_runners_matrix():
+    """The runner passes every method its cost matrix; a booster id with C1/C2 trains on those (Figure VI.2)."""
+    C = [[0.0, 1.0], [1.0, 0.0]]
+    swept = make_estimator("cs_adaboost", cost_matrix=C, random_state=0, C1=4.0)
+    assert (swept.C1, swept.cost_matrix) == (4.0, None)
+    assert make_estimator("adaboost_platt", cost_matrix=C, random_state=0, C2=2.0).cost_matrix is None
+    assert make_estimator("csb1", cost_matrix=C, random_state=0).cost_matrix == C
 
 
 @pytest.mark.parametrize("cls", [CSAdaBoostClassifier, CSRealBoostClassifier, CSLogitBoostClassifier])
@@ -105,10 +131,3 @@ def test_cs_logit_zero_crossing_is_the_cost_sensitive_bayes_boundary():
     # predict_proba inverts (VI.35): C2/(C1 + C2) = 0.2 on the boundary (VI.54)
     assert m.posterior(np.array([[x_star]]))[0] == pytest.approx(0.2, abs=0.01)
     np.testing.assert_array_equal(m.predict_proba(grid).argmax(1), m.predict(grid))
-
-
-@pytest.mark.parametrize("est", [CSAdaBoostClassifier(C1=2.0, n_estimators=5),
-                                 CSRealBoostClassifier(C1=2.0, n_estimators=5),
-                                 CSLogitBoostClassifier(C1=2.0, n_estimators=5)])
-def test_sklearn_estimator_checks(est):
-    check_estimator(est)

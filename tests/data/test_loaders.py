@@ -2,6 +2,7 @@
 
 import dataclasses
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -159,9 +160,14 @@ def test_sklearn_sets_need_no_data_directory(monkeypatch, tmp_path):
 
 # --- resolution of the data directory and cache ------------------------------------------------------------
 
-def test_data_root_resolution_order(monkeypatch, tmp_path, mirror):
+def test_data_root_resolution_order(monkeypatch, tmp_path):
+    """data_root, else $CSREPRO_DATA_DIR, else the default directory when it exists, else None."""
+    default = tmp_path / "shared" / "datasets"
+    monkeypatch.setattr(loaders, "DEFAULT_DATA_ROOT", default)
     monkeypatch.delenv("CSREPRO_DATA_DIR", raising=False)
-    assert resolve_data_root() == mirror
+    assert resolve_data_root() is None
+    default.mkdir(parents=True)
+    assert resolve_data_root() == default.resolve()
     monkeypatch.setenv("CSREPRO_DATA_DIR", str(tmp_path))
     assert resolve_data_root() == tmp_path.resolve()
     explicit = tmp_path / "explicit"
@@ -170,6 +176,11 @@ def test_data_root_resolution_order(monkeypatch, tmp_path, mirror):
     monkeypatch.setenv("CSREPRO_DATA_DIR", str(tmp_path / "missing"))
     with pytest.raises(DataNotFoundError, match="CSREPRO_DATA_DIR.*is not a directory"):
         resolve_data_root()
+
+
+def test_default_data_root_is_the_shared_folder_beside_the_repository():
+    repo = Path(__file__).resolve().parents[2]
+    assert loaders.DEFAULT_DATA_ROOT == repo.parent / "shared" / "datasets"
 
 
 def test_cache_dir_resolution_order(monkeypatch, tmp_path):

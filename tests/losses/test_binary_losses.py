@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize_scalar
 
-from csrepro.losses.binary import MARGIN_LOSSES, TABLE_II8, get_margin_loss
+from csrepro.losses.binary import HINGE, MARGIN_LOSSES, TABLE_II8, CostSensitiveHinge, get_margin_loss
 
 PARAMETRIC = {"canonical_logistic", "canonical_boosting", "canonical_gaussian", "canonical_laplacian"}
 
@@ -237,3 +237,22 @@ def test_get_margin_loss_validates():
     loss = get_margin_loss("canonical_logistic", 2)
     assert (loss.name, loss.a, loss.canonical, loss.bounded) == ("canonical_logistic", 2.0, True, False)
     assert get_margin_loss("table_ii8_18", 1.5).name == "table_ii8_18"
+
+
+def _eta_methods(loss):
+    """Every method of ``loss`` that takes a probability eta, as functions of eta."""
+    if isinstance(loss, CostSensitiveHinge):
+        return [loss.predictor, loss.min_conditional_risk, lambda eta: loss.conditional_risk(eta, 0.3)]
+    return [loss.link, loss.min_conditional_risk, lambda eta: loss.conditional_risk(eta, 0.3)]
+
+
+@pytest.mark.parametrize("loss", [get_margin_loss(*c) for c in CASES] + [HINGE, CostSensitiveHinge(4.0, 2.0)],
+                         ids=IDS + ["cs_hinge-1-1", "cs_hinge-4-2"])
+def test_eta_outside_the_unit_interval_is_refused(loss):
+    """A probability outside [0, 1] or NaN is an error naming it (Savage's C*(1.5) was -0.75); 0 and 1 are valid."""
+    for method in _eta_methods(loss):
+        for bad in (1.5, -0.25, np.nan):
+            with pytest.raises(ValueError, match=rf"must lie in \[0, 1\]; got {bad!r} \(1 of 2 values outside\)"):
+                method(np.array([0.5, bad]))
+        with np.errstate(all="ignore"):
+            assert np.shape(method(np.array([0.0, 1.0]))) == (2,)

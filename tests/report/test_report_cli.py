@@ -11,10 +11,11 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from csrepro.config import validate_config
+from csrepro.provenance import git_commit
 from csrepro.report import figures
 from csrepro.report.__main__ import load_config, main
-from csrepro.report.compare import COMPARISON_COLUMNS, load_published
-from csrepro.report.provenance import git_commit, read_run_info
+from csrepro.report.compare import CSV_COLUMNS, load_published
+from csrepro.report.provenance import read_run_info
 from csrepro.runner import METRICS
 from csrepro.trials import plan_trials
 
@@ -94,8 +95,14 @@ def test_report_one_experiment(setup):
     assert main(["toy", "--conf-dir", str(conf), f"results.root={results}"]) == 0  # intermixed
     out = results / "toy"
     comp = pd.read_csv(out / "comparison.csv")
-    assert list(comp.columns) == COMPARISON_COLUMNS and len(comp) == 66
+    assert list(comp.columns) == CSV_COLUMNS and len(comp) == 66
     done = comp[comp["row"].isin(DATASETS)].set_index(["row", "column"])
+    # every trial the config plans is stored: 5 per (dataset, method) cell, 0 of 0 for datasets it does not plan;
+    # the average ranks read every row and column (2 planned datasets x 6 methods x 5 trials)
+    trials = ["n_trials", "n_planned"]
+    assert (done[trials] == 5).all().all()
+    assert (comp.loc[~comp["row"].isin(DATASETS + ["avg_rank"]), trials] == 0).all().all()
+    assert (comp.loc[comp["row"] == "avg_rank", trials] == 60).all().all()
     np.testing.assert_allclose(done.drop(FAR)["reproduced"], PUBLISHED.set_index(["row", "column"]).loc[
         done.drop(FAR).index, "value"])
     np.testing.assert_allclose(done["reproduced_se"], np.sqrt(2.5e-4 / 5))
@@ -110,6 +117,7 @@ def test_report_one_experiment(setup):
     assert "fit + predict time 120.0 s" in report and git_commit() in report
     assert "11 of 66 published cells" in report and "![toy_toy](figures/toy_toy.png)" in report
     assert "- Left out: 1 stored trials of settings this config does not plan" in report
+    assert "- Trials: 60 of 60 planned trials (complete)" in report and "PARTIAL" not in report
     assert (out / "figures" / "toy_toy.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -133,8 +141,10 @@ def test_fidelity_alone_reads_the_written_comparisons(setup):
     assert "| guess_averse | [toy](toy/REPORT.md) | Table 2 | 66 | 11 | 1 | 54 |" in alone
     assert alone.split("\n")[4:] == full.split("\n")[4:]  # same rows; only the provenance line differs
     (results / "toy" / "comparison.csv").unlink()
-    with pytest.raises(SystemExit):  # nothing reported yet: the error says to run the report first
-        main(["--fidelity", f"results.root={results}", "--conf-dir", str(conf)])
+    before = (results / "FIDELITY.md").read_bytes()
+    # nothing reported yet: the error says to run the report first
+    assert main(["--fidelity", f"results.root={results}", "--conf-dir", str(conf)]) == 1
+    assert (results / "FIDELITY.md").read_bytes() == before
     with pytest.raises(SystemExit):
         main(["--fidelity", "--all"])
 

@@ -77,7 +77,7 @@ def test_invalid_parameters_name_the_fix():
     X, y = _problem()
     with pytest.raises(ValueError, match="target_detection_rate"):
         DetectionRateSVC(target_detection_rate=1.5).fit(X, y)
-    with pytest.raises(ValueError, match="cv must be"):
+    with pytest.raises(ValueError, match="'cv' parameter of DetectionRateSVC"):
         DetectionRateSVC(cv=1).fit(X, y)
     with pytest.raises(ValueError, match="exactly two classes"):
         DetectionRateSVC().fit(X, np.where(np.arange(len(y)) % 3 == 0, "c", y))
@@ -137,7 +137,7 @@ def test_cost_ratio_cost_is_the_out_of_fold_cost():
 
 def test_cost_ratio_needs_a_cost_matrix_and_feasible_scales():
     X, y = _problem()
-    with pytest.raises(ValueError, match="needs cost_matrix"):
+    with pytest.raises(ValueError, match="'cost_matrix' parameter of CostRatioSVC must be an array-like. Got None"):
         CostRatioSVC().fit(X, y)
     with pytest.raises(ValueError, match="CS-SVM constraints"):
         CostRatioSVC(cost_matrix=COST, C_minus1_grid=[0.5]).fit(X, y)
@@ -206,5 +206,5 @@ def test_minority_detection_is_the_last_class_detection_of_swapped_labels(varian
                     np.ones((2, 2)) - np.eye(2), last, X, last.classes_)
     assert (METRICS["false_positives"](p), METRICS["misses"](p)) == (METRICS["false_positives"](q),
                                                                       METRICS["misses"](q))
-    with pytest.raises(ValueError, match="positive must be"):
+    with pytest.raises(ValueError, match="'positive' parameter of DetectionRateSVC"):
         DetectionRateSVC(**params, positive="first").fit(X, y)
