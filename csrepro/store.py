@@ -129,8 +129,8 @@ def _read_parts(exp_dir) -> tuple[list[Path], pd.DataFrame]:
         if damaged:
             raise DamagedStoreError(
                 f"unreadable store part(s) {', '.join(map(str, damaged))} (truncated by a full disk or a killed "
-                f"copy?); rerun the experiment (python -m csrepro.run +exp=<name> with the same settings) to move "
-                f"them to {Path(exp_dir) / QUARANTINE_DIR} and recompute their trials", damaged)
+                f"copy?); rerun the experiment (python -m csrepro.run +exp={Path(exp_dir).name} with the same "
+                f"overrides) to move them to {Path(exp_dir) / QUARANTINE_DIR} and recompute their trials", damaged)
         return paths, _dedupe(frames)
     raise RuntimeError(f"the parts of {folder} kept changing while being read ({_READ_ATTEMPTS} attempts); "
                        "wait for the other process writing this store to finish and read again")

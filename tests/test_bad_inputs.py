@@ -219,3 +219,33 @@ def test_truncated_part_is_quarantined_and_its_trials_recomputed(tmp_path):
     volatile = ["finished_at", "fit_seconds", "predict_seconds"]
     pd.testing.assert_frame_equal(recomputed.drop(columns=volatile).sort_values("trial_id", ignore_index=True),
                                   complete.drop(columns=volatile).sort_values("trial_id", ignore_index=True))
+
+
+# The report command on this repository's own committed results, as a fresh clone has them (no stores).
+REPORT_CASES = [
+    (("guess_averse_uci",), 1, "report error: guess_averse_uci: no results to report: there is no store"),
+    (("cs_boost_uci_trees_loo", "exp.n_trials=2"), 1, "no results to report"),
+    (("--all",), 1, "report error:"),
+    (("nope",), 2, "report error: no experiment config"),
+    (("guess_averse_uci", "exp.n_trials=0"), 2, "exp.n_trials must be >= 1"),
+    ((), 2, "give exactly one experiment name, --all or --fidelity"),
+]
+
+
+@pytest.mark.parametrize("args, status, message", REPORT_CASES, ids=[" ".join(c[0]) or "none" for c in REPORT_CASES])
+def test_report_without_results_leaves_the_committed_reports(args, status, message):
+    if any((REPO / "results").glob("*/store")):
+        pytest.skip("this checkout holds result stores: the case is about a fresh clone")
+    proc = cli(*args, module="csrepro.report")
+    assert proc.returncode == status, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_report_of_a_damaged_store_names_the_file_and_the_repair(tmp_path):
+    damaged = tmp_path / "thesis_letter1" / "store"
+    damaged.mkdir(parents=True)
+    (damaged / "part-bad.parquet").write_bytes(b"PAR1 truncated")
+    proc = cli("thesis_letter1", f"results.root={tmp_path}", module="csrepro.report")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "part-bad.parquet" in proc.stderr and "python -m csrepro.run +exp=thesis_letter1" in proc.stderr
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == ["part-bad.parquet"]

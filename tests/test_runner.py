@@ -251,3 +251,29 @@ def test_standardize_uses_training_statistics_and_keeps_constant_features():
     Z_train, Z_test = runner.standardize(X_train, X_test)
     np.testing.assert_allclose(Z_train, [[-1.0, 0.0], [1.0, 0.0]])
     np.testing.assert_allclose(Z_test, [[0.0, 2.0], [3.0, 0.0]])
+
+
+def test_work_is_dealt_by_trial_index_then_dataset(tmp_path):
+    """Every prefix of the work holds the datasets in turn, so the progress rate (and ETA) is representative."""
+    rows = runner.run_experiment(config(tmp_path, n_trials=3, methods={"mcboost": {"n_estimators": 1}}))
+    done = rows.sort_values("finished_at")
+    assert list(zip(done["trial"], done["dataset"])) == [(t, d) for t in range(3) for d in DATASETS]
+
+
+def test_strict_run_raises_after_writing_everything(tmp_path, monkeypatch):
+    data = {"sk_iris": fake_data("sk_iris", ["a"] * 6, ["a", "b"]),
+            "sk_wine": fake_data("sk_wine", ["a", "b"] * 4, ["a", "b", "c", "c"])}
+    monkeypatch.setattr(runner, "load_dataset", lambda name, **kw: data[name])
+    with pytest.raises(runner.TrialsFailed, match=r"^t: 2 of the 4 trials run failed \(first: sk_iris trial 0 ") as err:
+        runner.run_experiment(config(tmp_path, n_trials=1, protocol={"name": "predefined"}), strict=True)
+    assert list(err.value.rows["dataset"].unique()) == ["sk_wine"]
+    assert json.loads((tmp_path / "t" / "run_info.json").read_text())["failed"] == 2
+
+
+def test_rerun_without_resume_keeps_the_old_rows_until_new_ones_replace_them(tmp_path, monkeypatch):
+    cfg = config(tmp_path, n_trials=1)
+    first = runner.run_experiment(cfg)
+    monkeypatch.setattr(runner, "fit_and_score", lambda *a, **k: 1 / 0)
+    runner.run_experiment({**cfg, "runner": {"progress": False, "resume": False}})
+    kept = read_store(tmp_path / "t").sort_values("trial_id", ignore_index=True)
+    pd.testing.assert_frame_equal(kept, first.sort_values("trial_id", ignore_index=True))  # all failed: none lost

@@ -97,3 +97,17 @@ def test_atomic_write_replaces_whole_files(tmp_path):
     path = store.atomic_write(tmp_path / "sub" / "info.json", "old")
     store.atomic_write(path, b"new")
     assert path.read_text() == "new" and [p.name for p in path.parent.iterdir()] == ["info.json"]
+
+
+def test_an_unreadable_part_is_named_then_quarantined(tmp_path):
+    store.write_part(tmp_path, rows(["a"]))
+    bad = store.write_part(tmp_path, rows(["b"]))
+    truncated = bad.read_bytes()[:100]  # as a full disk or a killed copy leaves it
+    bad.write_bytes(truncated)
+    with pytest.raises(store.DamagedStoreError, match=f"{bad.name}.*python -m csrepro.run \\+exp={tmp_path.name}") as err:
+        store.read_store(tmp_path)
+    assert err.value.paths == [bad]
+    moved = store.quarantine_damaged(tmp_path)
+    assert moved == [tmp_path / store.QUARANTINE_DIR / bad.name] and moved[0].read_bytes() == truncated
+    assert list(store.read_store(tmp_path)["trial_id"]) == ["a"]
+    assert store.quarantine_damaged(tmp_path) == []
