@@ -53,7 +53,8 @@ CHECKED_WITH = {
     "MCBoostClassifier": [{"n_estimators": 5}],
     "CostSensitiveSVC": [{"variant": "cs", "C1": 3.0, "C_minus1": 1.5}, {"variant": "bm", "C1": 3.0, "C_minus1": 1.5}],
     # cv=2: the checks' smallest training sets (10 rows, 3 of one class) have too few rows for 5 stratified
-    # folds, which fit refuses with an error naming the fix.  Discrete AdaBoost scores tie with the threshold.
+    # folds, which fit refuses with an error naming the fix.  AdaBoost's discrete scores tie with the
+    # threshold, where predict and decision_function must still agree.
     "DetectionRateClassifier": [{"estimator": LogisticRegression(), "param_grid": {"C": [1.0]},
                                  "target_detection_rate": 0.8, "cv": 2},
                                 {"estimator": AdaBoostClassifier(n_estimators=3), "cv": 2}],

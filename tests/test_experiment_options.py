@@ -3,6 +3,7 @@ training-part subsampling (train_size) and training-label contamination (label_n
 
 import ast
 import json
+from numbers import Real
 
 import numpy as np
 import pytest
@@ -20,6 +21,10 @@ FITTED = []  # (params, y_train) of each Recorder fit in this process
 
 class Recorder(ClassifierMixin, BaseEstimator):
     """Predicts the training majority class and records what it was trained on."""
+
+    # every registered method declares scikit-learn's constraints: the config check runs them
+    _parameter_constraints = {"cost_matrix": ["array-like", None], "random_state": ["random_state"],
+                              "a": [Real], "best": [Real]}
 
     def __init__(self, cost_matrix=None, random_state=None, a=1.0, best=1.0):
         self.cost_matrix, self.random_state, self.a, self.best = cost_matrix, random_state, a, best
