@@ -13,8 +13,8 @@ from pathlib import Path
 
 FIGURES: dict[str, Callable | str] = {
     "figure3": "csrepro.report.loss_surfaces:plot_figure3",  # Beijbom et al. 2014, Fig. 3
-    "figure_v1": "csrepro.svm.figures:plot_figure_v1",  # Masnadi-Shirazi thesis, Fig. V.1
-    "figure_vi2": "csrepro.boosting.cs_figures:plot_figure_vi2",  # Masnadi-Shirazi thesis, Fig. VI.2
+    "figure_v1": "csrepro.report.cs_svm_figures:plot_figure_v1",  # Masnadi-Shirazi thesis, Fig. V.1
+    "figure_vi2": "csrepro.report.cs_boost_figures:plot_figure_vi2",  # Masnadi-Shirazi thesis, Fig. VI.2
     "cs_boost_ranks": "csrepro.report.rank_tables:plot_rank_tables",  # thesis Tables VI.2, VI.4, #wins rows
     "figure_iii6": "csrepro.report.thesis_figures:plot_figure_iii6",  # thesis Fig. III.6
     "figure_iii7": "csrepro.report.thesis_figures:plot_figure_iii7",  # thesis Fig. III.7

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from csrepro.boosting.cs_figures import crossings_from_store, summarise
+from csrepro.report.cs_boost_figures import crossings_from_store, summarise
 from csrepro.metrics import zero_crossing
 
 

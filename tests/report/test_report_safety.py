@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from csrepro import store as store_module
-from csrepro.boosting.cs_figures import crossings_from_store, plot_figure_vi2
+from csrepro.report.cs_boost_figures import crossings_from_store, plot_figure_vi2
 from csrepro.report import figures
 from csrepro.report.__main__ import NoResultsError, load_config, main
 from csrepro.report.compare import COMPARISON_COLUMNS, CSV_COLUMNS, TRIAL_COLUMNS
