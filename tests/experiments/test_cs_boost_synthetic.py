@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from csrepro.report.cs_boost_figures import crossings_from_store, summarise
 from csrepro.metrics import zero_crossing
+from csrepro.report.cs_boost_figures import crossings_from_store, summarise
 
 
 class _Step:

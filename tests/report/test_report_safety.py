@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from csrepro import store as store_module
-from csrepro.report.cs_boost_figures import crossings_from_store, plot_figure_vi2
 from csrepro.report import figures
 from csrepro.report.__main__ import NoResultsError, load_config, main
 from csrepro.report.compare import COMPARISON_COLUMNS, CSV_COLUMNS, TRIAL_COLUMNS
+from csrepro.report.cs_boost_figures import crossings_from_store, plot_figure_vi2
 from csrepro.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -220,7 +220,7 @@ def test_missing_config_and_damaged_store(tmp_path, capsys):
     (results / "thesis_letter1" / "store" / "part-bad.parquet").write_bytes(b"PAR1 truncated")
     before = snapshot(results)
     assert main(["thesis_letter1", f"results.root={results}"]) == 1
-    line = one_line_error(capsys, "part-bad.parquet", "python -m csrepro.run +exp=thesis_letter1")
+    one_line_error(capsys, "part-bad.parquet", "python -m csrepro.run +exp=thesis_letter1")
     assert snapshot(results) == before
 
 

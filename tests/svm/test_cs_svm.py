@@ -7,9 +7,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from csrepro.losses.binary import HINGE, CostSensitiveHinge, check_cs_svm_costs
+from csrepro.report.cs_svm_figures import plot_figure_v1
 from csrepro.svm import CostSensitiveSVC, resolve_costs
 from csrepro.svm.cs_svm import dual_terms, kernel_matrix, solve_dual, standard_form
-from csrepro.report.cs_svm_figures import plot_figure_v1
 
 # ----------------------------------------------------------------------------- loss (V.38), risk (V.39)
 
