@@ -171,11 +171,6 @@ def _plan(cfg: DictConfig) -> list:
     return plan_trials(validate_config(runner_cfg, METRICS).exp)[1]
 
 
-def planned_trial_ids(cfg: DictConfig) -> set[str]:
-    """Ids of the trials ``cfg`` plans, as the runner plans them (validated config, csrepro.trials)."""
-    return {trial.trial_id for trial in _plan(cfg)}
-
-
 @dataclass(frozen=True)
 class Plan:
     """What a report reads and what it is measured against.
