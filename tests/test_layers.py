@@ -1,21 +1,27 @@
-"""Imports run only downward: library < harness (config, trials, runner, store, provenance, run) < report.
+"""Imports run only downward: library < harness (config, trials, runner, store, provenance, seeding, run) < report,
+where the report includes each paper's figure code (experiments/<paper>/figures.py); and no module imports
+itself through a circle.
 
 The library knows nothing of Hydra, matplotlib or the harness; the harness never imports the report.
 """
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "csrepro"
-HARNESS = ("csrepro.config", "csrepro.trials", "csrepro.runner", "csrepro.store", "csrepro.provenance", "csrepro.run")
-REPORT = ("csrepro.report",)
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "csrepro"
+HARNESS = ("csrepro.config", "csrepro.trials", "csrepro.runner", "csrepro.store", "csrepro.provenance",
+           "csrepro.seeding", "csrepro.run")
+REPORT = ("csrepro.report", "experiments.")
 HARNESS_ONLY = ("hydra", "omegaconf", "matplotlib")  # third-party packages the library must not import
 
 
 def module_name(path: Path) -> str:
-    return ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def layer(name: str) -> int:
@@ -26,17 +32,18 @@ def layer(name: str) -> int:
 
 
 def imports(path: Path) -> list[str]:
-    """Absolute module names imported by ``path`` (function-level imports included)."""
+    """Absolute module names imported by ``path`` (function-level imports included; ``from m import x`` gives
+    both m and m.x, which may be a module)."""
     names = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.append(node.module)
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
     return names
 
 
-MODULES = sorted(PACKAGE.rglob("*.py"))
+MODULES = sorted(PACKAGE.rglob("*.py")) + sorted((ROOT / "experiments").glob("*/figures.py"))
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[module_name(p) for p in MODULES])
@@ -50,4 +57,24 @@ def test_imports_run_downward(path):
 
 def test_the_layers_are_recognised():
     assert layer("csrepro.boosting.mcboost") == 0 and layer("csrepro.runner") == 1 and layer("csrepro.report.tables") == 2
-    assert "csrepro.report.figures" in imports(PACKAGE / "report" / "cs_boost_figures.py")
+    assert layer("experiments.cs_boost.figures") == 2 and layer("csrepro.seeding") == 1
+    assert "csrepro.report.figures" in imports(ROOT / "experiments" / "cs_boost" / "figures.py")
+
+
+def test_no_import_circle():
+    """The graph of csrepro-internal imports (function-level ones included) has no cycle."""
+    names = {module_name(p) for p in MODULES}
+    graph = {}
+    for path in MODULES:
+        here = module_name(path)
+        targets = set()
+        for name in imports(path):
+            while name and name not in names:  # `from csrepro.x import y`: the module csrepro.x
+                name = name.rpartition(".")[0]
+            if name and name != here and not here.startswith(name + "."):  # a module's own package is no edge
+                targets.add(name)
+        graph[here] = targets
+    try:
+        list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as err:
+        pytest.fail(f"import circle: {' -> '.join(err.args[1])}")

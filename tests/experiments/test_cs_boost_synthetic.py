@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from csrepro.metrics import zero_crossing
-from csrepro.report.cs_boost_figures import crossings_from_store, summarise
+from csrepro.report.figures import paper_module
 
 
 class _Step:
@@ -27,7 +27,7 @@ def test_zero_crossing_of_a_known_predictor():
 def test_crossings_from_store_by_hand():
     store = pd.DataFrame({"method": ["cs_ada[C1=2]", "cs_real[C1=1]", "other"], "zero_crossing": [-0.3, 0.1, np.nan],
                           "params": ['{"C1": 2.0}', '{"C1": 1.0}', "{}"]})
-    c = crossings_from_store(store).set_index("method")
+    c = paper_module("cs_boost").crossings_from_store(store).set_index("method")
     assert c.loc["cs_ada", "x_opt"] == pytest.approx(0.5 * np.log(0.5))
     assert c.loc["cs_ada", "deviation"] == pytest.approx(-0.3 - 0.5 * np.log(0.5))
     assert c.loc["cs_real", "posterior_target"] == pytest.approx(0.5) and len(c) == 2
@@ -45,7 +45,7 @@ def test_real_and_logit_are_near_optimal_ada_less_so(figure):
     rows, out = figure
     assert len(rows) == 3 * 17 and rows["zero_crossing"].notna().all()
     crossings = pd.read_csv(out / "figures" / "figure_vi2_zero_crossings.csv")
-    dev = summarise(crossings)["mean_abs_deviation"]
+    dev = paper_module("cs_boost").summarise(crossings)["mean_abs_deviation"]
     assert dev["cs_real"] < 0.15 and dev["cs_logit"] < 0.15
     assert dev["cs_ada"] > dev["cs_real"]
     one = crossings[np.isclose(crossings["C1"], 1.0)]

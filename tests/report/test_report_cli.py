@@ -3,6 +3,7 @@
 import json
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -86,7 +87,7 @@ def setup(tmp_path, monkeypatch):
     run_info = {"command": "python -m csrepro.run exp=toy", "started": "2025-01-01T00:00:00",
                 "finished": "2025-01-01T00:01:40", "wall_seconds": 100.0, "git_commit": "abc1234"}
     (results / "toy" / "run_info.json").write_text(json.dumps(run_info))
-    monkeypatch.setitem(figures.FIGURES, "toy_fig", toy_fig)
+    monkeypatch.setattr(figures, "paper_module", lambda paper: SimpleNamespace(FIGURES={"toy_fig": toy_fig}))
     return conf, results
 
 
@@ -158,11 +159,14 @@ def test_cli_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="known experiments"):
         load_config("nope", tmp_path)
     with pytest.raises(ValueError, match="unknown figure id 'nope'"):
-        figures.get_figure("nope")
+        figures.get_figure("nope", "guess_averse")
 
 
-def test_registry_resolves_module_strings():
-    assert figures.get_figure("figure3").__name__ == "plot_figure3"
+def test_figures_come_from_the_paper_folder():
+    assert figures.get_figure("figure3", "guess_averse").__name__ == "plot_figure3"
+    assert figures.paper_module("no_such_paper") is None
+    with pytest.raises(ValueError, match=r"known: \[\]"):
+        figures.get_figure("figure3", "")
 
 
 def test_load_config_nesting_and_overrides(tmp_path):

@@ -68,7 +68,7 @@ def test_thesis_figures_draw_from_a_store(tmp_path):
     methods = {"clog": {"method": "mcboost", "grid": {"n_estimators": a}}, "adaboost": {}}
     per = {f"g{n}": {"dataset": "two_gaussians", "protocol": {"train_size": n}} for n in (10, 100)}
     per.update({f"bupa_o{k}": {"dataset": "bupa", "protocol": {"label_noise": k / 100}} for k in (0, 40)})
-    cfg = OmegaConf.create({"exp": {"datasets": list(per), "methods": methods, "per_dataset": per}})
+    cfg = OmegaConf.create({"exp": {"paper": "thesis", "datasets": list(per), "methods": methods, "per_dataset": per}})
     means = {(d, f"clog[n_estimators={v:g}]"): 0.3 + 0.01 * i for d in per for i, v in enumerate(a)}
     means.update({(d, "adaboost"): 0.35 for d in per})
     paths = make_figures(["figure_iii6", "figure_iii7", "figure_iv3"], tmp_path, store_of(means), cfg)

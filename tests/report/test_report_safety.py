@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -15,7 +16,7 @@ from csrepro import store as store_module
 from csrepro.report import figures
 from csrepro.report.__main__ import NoResultsError, load_config, main
 from csrepro.report.compare import COMPARISON_COLUMNS, CSV_COLUMNS, TRIAL_COLUMNS
-from csrepro.report.cs_boost_figures import crossings_from_store, plot_figure_vi2
+from csrepro.report.figures import paper_module
 from csrepro.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,7 +158,7 @@ def test_an_error_while_drawing_leaves_the_old_report(tiny, monkeypatch, capsys)
     def boom(out_dir, store, cfg):
         raise RuntimeError("the plot broke")
 
-    monkeypatch.setitem(figures.FIGURES, "boom", boom)
+    monkeypatch.setattr(figures, "paper_module", lambda paper: SimpleNamespace(FIGURES={"boom": boom}))
     capsys.readouterr()
     assert report("tiny", "exp.report.figures=[boom]") == 1
     one_line_error(capsys, "RuntimeError: the plot broke (unexpected; rerun with --debug for the traceback)")
@@ -301,8 +302,9 @@ def test_all_reports_the_experiments_with_stores_and_keeps_the_others(tiny, caps
 
 def test_figure_vi2_of_a_store_without_zero_crossings(tmp_path):
     """`--all` on a fresh clone used to stop with KeyError 'zero_crossing' here."""
-    assert crossings_from_store(pd.DataFrame()).empty
-    assert plot_figure_vi2(tmp_path, pd.DataFrame({"method": ["x"], "params": ["{}"]}), None) == []
+    figs = paper_module("cs_boost")
+    assert figs.crossings_from_store(pd.DataFrame()).empty
+    assert figs.plot_figure_vi2(tmp_path, pd.DataFrame({"method": ["x"], "params": ["{}"]}), None) == []
 
 
 def test_cell_sources_follow_the_table_kinds():

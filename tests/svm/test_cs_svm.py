@@ -7,7 +7,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from csrepro.losses.binary import HINGE, CostSensitiveHinge, check_cs_svm_costs
-from csrepro.report.cs_svm_figures import plot_figure_v1
+from csrepro.report.figures import paper_module
 from csrepro.svm import CostSensitiveSVC, resolve_costs
 from csrepro.svm.cs_svm import dual_terms, kernel_matrix, solve_dual, standard_form
 
@@ -267,5 +267,5 @@ def test_labels_backends_and_errors():
 
 
 def test_plot_figure_v1(tmp_path):
-    paths = plot_figure_v1(tmp_path)
+    paths = paper_module("cs_svm").plot_figure_v1(tmp_path)
     assert [p.name for p in paths] == ["figure_v1.png"] and paths[0].stat().st_size > 10_000

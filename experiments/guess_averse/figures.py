@@ -68,3 +68,6 @@ def plot_figure3(out_dir, store=None, cfg=None, lim=4.0, n=121) -> list[Path]:
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return [out]
+
+
+FIGURES = {"figure3": plot_figure3}

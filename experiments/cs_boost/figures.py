@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from csrepro.report.figures import save_png
+from csrepro.report.rank_tables import plot_rank_tables
 
 LABELS = {"cs_ada": "CS-Ada", "cs_real": "CS-Real", "cs_logit": "CS-Logit"}
 
@@ -76,3 +77,6 @@ def plot_figure_vi2(out_dir, store, cfg) -> list[Path]:
         ax.grid(alpha=0.3)
     fig.tight_layout()
     return [save_png(fig, out_dir, "figure_vi2")]
+
+
+FIGURES = {"figure_vi2": plot_figure_vi2, "cs_boost_ranks": plot_rank_tables}

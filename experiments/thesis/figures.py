@@ -1,8 +1,9 @@
-"""Thesis figures drawn from an experiment's store (Masnadi-Shirazi 2011, Figures III.6, III.7 and IV.3).
+"""Figures of the Masnadi-Shirazi 2011 thesis, Ch. III-IV: III.6, III.7 and IV.3 from an experiment's store;
+IV.2 and III.5 from :mod:`csrepro.losses.binary` alone (the store and config are not used).
 
-Each is a csrepro.report.figures function ``f(out_dir, store, cfg) -> [png paths]``.  Datasets
-that are ``exp.per_dataset`` aliases are placed on the x axis by their protocol options
-(``train_size`` for Figure III.6, ``label_noise`` for Figure IV.3).
+Each is a figure function ``f(out_dir, store, cfg) -> [png paths]`` (:mod:`csrepro.report.figures`),
+listed in ``FIGURES``.  Datasets that are ``exp.per_dataset`` aliases are placed on the x axis by
+their protocol options (``train_size`` for Figure III.6, ``label_noise`` for Figure IV.3).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
+from csrepro.losses.binary import get_margin_loss
 from csrepro.metrics import average_rank
 from csrepro.report.derived import family_values, trial_table
 from csrepro.report.figures import save_png
@@ -115,3 +117,49 @@ def plot_figure_iv3(out_dir, store: pd.DataFrame, cfg) -> list:
     ax.legend()
     fig.tight_layout()
     return [save_png(fig, out_dir, "figure_iv3_liver_error_vs_contamination")]
+
+
+#: Figure IV.2: the methods of Table IV.1 plus the Savage (IV.14) and Tangent (IV.30) losses
+FIGURE_IV2_LOSSES = (("square", "Least squares"), ("hinge", "SVM"), ("exponential", "Boosting"),
+                     ("logistic", "Logistic regression"), ("savage", "Savage"), ("tangent", "Tangent"))
+#: Figure III.5: the canonical losses of Table III.2 and the margin parameters drawn
+FIGURE_III5_LOSSES = (("canonical_logistic", "Canonical logistic"), ("canonical_boosting", "Canonical boosting"),
+                      ("canonical_gaussian", "Canonical Gaussian"), ("canonical_laplacian", "Canonical Laplacian"))
+FIGURE_III5_A = (0.2, 0.5, 1.0, 2.0, 5.0)
+
+
+def plot_figure_iv2(out_dir, store_df=None, cfg=None) -> list:
+    """phi(v) (left) and C*(eta) (right) of each loss, with the 0-1 loss and its minimum risk (IV.2)."""
+    v = np.linspace(-3, 3, 601)
+    eta = np.linspace(0, 1, 401)
+    fig, (ax_loss, ax_risk) = _plt().subplots(1, 2, figsize=(11, 4.5), constrained_layout=True)
+    ax_loss.plot(v, (v <= 0).astype(float), "k", lw=1, label="0-1")
+    ax_risk.plot(eta, 1 - np.maximum(eta, 1 - eta), "k", lw=1, label="0-1 (Bayes error)")
+    for name, label in FIGURE_IV2_LOSSES:
+        loss = get_margin_loss(name)
+        ax_loss.plot(v, loss.value(v), lw=1.5, label=label)
+        ax_risk.plot(eta, loss.min_conditional_risk(eta), lw=1.5, label=label)
+    ax_loss.set(xlabel="$v$", ylabel=r"$\phi(v)$", ylim=(0, 6), title="loss")
+    ax_risk.set(xlabel=r"$\eta$", ylabel=r"$C^*_\phi(\eta)$", ylim=(0, 1.05), title="minimum conditional risk")
+    ax_loss.legend(fontsize=8)
+    ax_risk.legend(fontsize=8, loc="upper right")
+    fig.suptitle("Masnadi-Shirazi thesis, Figure IV.2 (reproduced)", fontsize=10)
+    return [save_png(fig, out_dir, "figure_iv2_losses")]
+
+
+def plot_figure_iii5(out_dir, store_df=None, cfg=None) -> list:
+    """The canonical gradientBoost weights w(v) = 1 - [f*]^{-1}(v) (III.57, Table III.2) for several a."""
+    v = np.linspace(-10, 10, 801)
+    fig, axes = _plt().subplots(2, 2, figsize=(10, 7.5), constrained_layout=True, sharex=True, sharey=True)
+    for ax, (name, title) in zip(axes.ravel(), FIGURE_III5_LOSSES):
+        for a in FIGURE_III5_A:
+            ax.plot(v, get_margin_loss(name, a).weight(v), lw=1.5, label=f"a = {a:g}")
+        ax.set(title=title, xlabel="$v = yF(x)$", ylabel="$w(v)$", ylim=(-0.02, 1.02))
+        ax.legend(fontsize=8)
+    fig.suptitle("Masnadi-Shirazi thesis, Figure III.5 (reproduced): gradientBoost weights of canonical losses",
+                 fontsize=10)
+    return [save_png(fig, out_dir, "figure_iii5_weights")]
+
+
+FIGURES = {"figure_iii6": plot_figure_iii6, "figure_iii7": plot_figure_iii7, "figure_iv3": plot_figure_iv3,
+           "figure_iv2": plot_figure_iv2, "figure_iii5": plot_figure_iii5}

@@ -84,3 +84,6 @@ def plot_figure_v1(out_dir, store=None, cfg=None) -> list[Path]:
                  "and f = +-1 (SVM), which coincide (see NOTES)")
     ax.legend(fontsize=8, loc="upper left")
     return [save_png(fig, out_dir, "figure_v1")]
+
+
+FIGURES = {"figure_v1": plot_figure_v1}
