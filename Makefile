@@ -20,7 +20,7 @@ endif
 THESIS_ROBUST := gaussians uci-margin large outliers letter1 musk2
 .PHONY: reproduce-thesis-robust $(addprefix reproduce-thesis-,$(THESIS_ROBUST))
 
-$(STAMP): pyproject.toml setup.py $(wildcard csrepro/_kernels/*.pyx csrepro/_kernels/*.pxd)
+$(STAMP): pyproject.toml setup.py $(wildcard csrepro/_kernels/*.pyx csrepro/_kernels/*.pxd csrepro/_kernels/*.tp)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -55,9 +55,20 @@ $(addprefix reproduce-cs-boost-,$(CS_BOOST_TABLES)): reproduce-cs-boost-%: $(STA
 	$(BIN)/python -m csrepro.run +exp=cs_boost_uci_$(subst -,_,$*) runner.n_jobs=$(N_JOBS) $(RUN_ARGS)
 	$(BIN)/python -m csrepro.report cs_boost_uci_$(subst -,_,$*) $(REPORT_ARGS)
 
+# any other paper P: every conf/exp/*.yaml with `paper: P` (dashes read as underscores), each run then reported,
+# then FIDELITY.md; e.g. `make reproduce-rebel` once conf/exp/ holds experiments with `paper: rebel`
+reproduce-%: $(STAMP)
+	@exps="$$(grep -l '^paper: $(subst -,_,$*)$$' conf/exp/*.yaml | sed 's|.*/||; s|\.yaml$$||')"; \
+	test -n "$$exps" || { echo "make: no conf/exp/*.yaml has 'paper: $(subst -,_,$*)'; papers: $$(sed -n 's/^paper: \([a-z0-9_]\{1,\}\)$$/\1/p' conf/exp/*.yaml | sort -u | tr '\n' ' ')" >&2; exit 2; }; \
+	for exp in $$exps; do \
+	  $(BIN)/python -m csrepro.run +exp=$$exp runner.n_jobs=$(N_JOBS) $(RUN_ARGS) || exit $$?; \
+	  $(BIN)/python -m csrepro.report $$exp $(REPORT_ARGS) || exit $$?; \
+	done; \
+	$(BIN)/python -m csrepro.report --fidelity $(REPORT_ARGS)
+
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python scripts/bench.py
 
 clean:
-	rm -rf build csrepro/_kernels/*.c csrepro/_kernels/*.so
+	rm -rf build csrepro/_kernels/*.c csrepro/_kernels/*.so $(patsubst %.pyx.tp,%.pyx,$(wildcard csrepro/_kernels/*.pyx.tp))

@@ -1,9 +1,22 @@
-"""Build the Cython kernels; all metadata lives in pyproject.toml."""
+"""Build the Cython kernels; all metadata lives in pyproject.toml.
+
+A kernel with a Tempita template (``<name>.pyx.tp``) has its ``.pyx`` generated from it here.
+"""
+from pathlib import Path
+
 import numpy as np
+from Cython import Tempita
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 KERNELS = ["exp_losses", "linear_scan", "smo", "cs_ada_step", "histogram"]
+KERNEL_DIR = Path(__file__).resolve().parent / "csrepro" / "_kernels"
+
+for template in KERNEL_DIR.glob("*.pyx.tp"):
+    pyx = template.with_suffix("")
+    text = Tempita.Template(template.read_text(), name=template.name).substitute()
+    if not pyx.exists() or pyx.read_text() != text:  # rewrite only on change: cythonize goes by mtime
+        pyx.write_text(text)
 
 extensions = [
     Extension(

@@ -1,13 +1,19 @@
-"""Experiment configuration: the structured schema and the checks run before any work.
+"""Experiment configuration: composition, the structured schema and the checks run before any work.
 
-The schema (``Config``) is registered with Hydra as ``csrepro_schema`` and also applied by
-:func:`validate_config` to plain dicts, so a config is checked the same way from the CLI and from
-``run_experiment``. Every error names the bad field or value and lists the valid choices.
+:func:`compose` is the one composition of ``conf/config.yaml`` with an experiment and overrides
+(Hydra's compose API), used by ``python -m csrepro.run`` (its checks before Hydra starts) and by
+``python -m csrepro.report``. The schema (``Config``) is registered with Hydra as ``csrepro_schema``
+and also applied by :func:`validate_config` to plain dicts, so a config is checked the same way from
+the CLI and from ``run_experiment``. Every error names the bad field or value and lists the valid
+choices. :func:`dataset_settings` and :func:`config_hash` say what an experiment runs on each dataset
+(csrepro.trials enumerates its trials from them; the report selects the run's plan by them) and
+:func:`plan_key` names an experiment's plan in the store (csrepro.store).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import typing
@@ -16,7 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import hydra
+from hydra import initialize_config_dir
 from hydra.core.config_store import ConfigStore
+from hydra.core.global_hydra import GlobalHydra
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException, OverrideParseException
 from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
 
@@ -124,9 +135,75 @@ class Config:
 ConfigStore.instance().store(name="csrepro_schema", node=Config)
 
 
-def experiment_names() -> list[str]:
-    """The experiments defined in ``conf/exp``."""
-    return sorted(p.stem for p in (CONF_DIR / "exp").glob("*.yaml"))
+def experiment_names(conf_dir=None) -> list[str]:
+    """The experiments defined in ``<conf_dir>/exp`` (default: the repository's conf/)."""
+    return sorted(p.stem for p in (Path(conf_dir or CONF_DIR) / "exp").glob("*.yaml"))
+
+
+def compose(exp: str, overrides=(), *, conf_dir=None, metric_names=None) -> DictConfig:
+    """``<conf_dir>/config.yaml`` with conf/exp/<exp>.yaml under ``exp`` and ``overrides`` (Hydra's
+    override syntax, e.g. ``exp.n_trials=2``, ``+exp.cost.lo=1``), composed as ``python -m csrepro.run
+    +exp=<exp> [overrides]`` composes it; validated (:func:`validate_config`) when ``metric_names``
+    is given (csrepro.runner.METRICS), else as composed. Raises ConfigError naming the problem.
+    """
+    path = Path(conf_dir or CONF_DIR) / "exp" / f"{exp}.yaml"
+    if not path.is_file():
+        raise ConfigError(f"no experiment config {path}; known experiments: {experiment_names(conf_dir)}")
+    cfg = compose_overrides([f"+exp={exp}", *overrides], conf_dir=conf_dir)
+    return cfg if metric_names is None else validate_config(cfg, metric_names)
+
+
+def compose_overrides(overrides, conf_dir=None) -> DictConfig:
+    """``<conf_dir>/config.yaml`` composed by Hydra with the command-line ``overrides`` (the experiment
+    selected by one of them, ``+exp=<name>``), without the ``hydra`` node and not validated.
+
+    Overrides of unknown fields raise ConfigError listing the valid ones (:func:`check_overrides`),
+    Hydra's errors are turned into a ConfigError of one line (:func:`hydra_message`). Inside a
+    running Hydra app (a job of ``python -m csrepro.run``) the app's config search path is used.
+    """
+    conf_dir = Path(conf_dir or CONF_DIR).resolve()
+    overrides = list(overrides)
+    check_overrides(overrides, conf_dir)
+    try:
+        if GlobalHydra.instance().is_initialized():
+            return hydra.compose(config_name="config", overrides=overrides)
+        with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3", job_name="csrepro"):
+            return hydra.compose(config_name="config", overrides=overrides)
+    except HydraException as err:
+        raise ConfigError(hydra_message(err)) from None
+
+
+def check_overrides(overrides, conf_dir=None) -> None:
+    """Raise ConfigError for an override of an unknown field (e.g. ``exp.n_trial=5``), listing the valid ones.
+
+    Appended keys (``+key=value``), deletions, packages, config groups and ``hydra.*`` are left to
+    Hydra and to the schema check of :func:`validate_config`; overrides Hydra cannot parse are left
+    to Hydra to report.
+    """
+    groups = {p.name for p in Path(conf_dir or CONF_DIR).iterdir() if p.is_dir()}
+    tokens = [a for a in overrides if "=" in a and not a.startswith("-")]
+    try:
+        parsed = OverridesParser.create().parse_overrides(tokens)
+    except OverrideParseException:
+        return  # Hydra reports the syntax error
+    for o in parsed:
+        plain = not (o.is_add() or o.is_force_add() or o.is_delete() or o.package is not None)
+        if plain and not o.is_hydra_override() and o.key_or_group not in groups:
+            check_key(o.key_or_group)
+
+
+def hydra_message(err: HydraException) -> str:
+    """Hydra's multi-line error (with its cause) as one line: the search path left out, options listed."""
+    lines, options = [], []
+    for line in str(err).split("Config search path:")[0].splitlines():
+        if line.startswith("\t"):
+            options.append(line.strip())
+        elif line.strip():
+            lines.append(line.strip())
+    message = " ".join(lines) + (f" {', '.join(options)}" if options else "")
+    if err.__cause__ is not None:
+        message += f" ({str(err.__cause__).splitlines()[0]})"
+    return message
 
 
 def check_key(dotted: str) -> None:
@@ -346,6 +423,61 @@ def dataset_setting(exp: DictConfig, dataset: str, key: str) -> dict:
     return {**base, **over}
 
 
+def canonical_json(value) -> str:
+    """JSON with sorted keys and no spaces (stable across runs)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def config_hash(exp: str, protocol: dict, cost: dict, standardize: bool, metrics) -> str:
+    """Hash of the settings that change a dataset's numbers.
+
+    Not hashed: n_trials, the dataset list, the methods (their params are in the trial key),
+    paper, report and all runner settings, so growing an experiment reuses finished trials.
+    """
+    key = {"exp": exp, "protocol": protocol, "cost": cost, "standardize": standardize, "metrics": sorted(metrics)}
+    return hashlib.sha256(canonical_json(key).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class DatasetSettings:
+    """What a validated experiment runs on one dataset: the settings its numbers depend on (hashed
+    into ``config_hash``), its number of trials and its method ids with their params JSON, in
+    config order (:class:`MethodEntry`). ``source`` is the registry id the data comes from."""
+
+    dataset: str
+    source: str
+    protocol: dict
+    cost: dict
+    standardize: bool
+    metrics: tuple[str, ...]
+    config_hash: str
+    n_trials: int
+    methods: tuple[tuple[str, str], ...]
+
+
+def dataset_settings(exp: DictConfig) -> dict[str, DatasetSettings]:
+    """Dataset id -> its :class:`DatasetSettings`, for each of ``exp.datasets`` in order (``exp``: validated)."""
+    out, metrics = {}, tuple(exp.metrics)
+    entries = method_entries(exp.methods)
+    standardize = bool(exp.preprocessing.standardize)
+    for dataset in exp.datasets:
+        protocol, cost = dataset_setting(exp, dataset, "protocol"), dataset_setting(exp, dataset, "cost")
+        over = exp.per_dataset.get(dataset)
+        n_trials = over.n_trials if over is not None and over.n_trials is not None else exp.n_trials
+        out[dataset] = DatasetSettings(
+            dataset, source_dataset(exp, dataset), protocol, cost, standardize, metrics,
+            config_hash(exp.name, protocol, cost, standardize, metrics), n_trials,
+            tuple((entry.id, entry.params_json) for entry in dataset_entries(exp, dataset, entries)))
+    return out
+
+
+def plan_key(exp: DictConfig) -> str:
+    """Hex key of the trials a validated experiment plans: a hash of its ``exp`` settings but
+    ``paper`` and ``report`` (equal settings, equal key; the name of its plan in csrepro.store)."""
+    settings = {k: v for k, v in OmegaConf.to_container(exp, resolve=True).items() if k not in ("paper", "report")}
+    return hashlib.sha256(canonical_json(settings).encode()).hexdigest()[:16]
+
+
 def _check_choices(what: str, given, valid) -> None:
     unknown = sorted(set(given) - set(valid))
     if unknown:
@@ -389,24 +521,12 @@ def _check_cost(dataset: str, cost: dict, n_classes: int):
 
 def _takes(method: str, C, name: str, value) -> bool:
     """Whether method id ``method`` accepts the keyword ``name`` (whatever it makes of ``value``)."""
-    try:
-        methods.make_estimator(method, cost_matrix=C, random_state=0, **{name: value})
-    except TypeError:
-        return False
-    except Exception:  # noqa: BLE001 -- the keyword was taken; only its value (or the method's fixed params) objected
-        return name not in methods.get_method(method).fixed
-    return True
+    return methods.accepts(method, name, value, cost_matrix=C)
 
 
 def _method_keywords(method: str, C) -> list[str]:
-    """The keywords ``method`` accepts: its estimator's parameters, or, for a factory that passes
-    keywords on to an inner estimator (e.g. a ``_dr`` id), the inner parameter names it takes."""
-    names = {}
-    for key, value in methods.make_estimator(method, cost_matrix=C, random_state=0).get_params().items():
-        parts = key.split("__")
-        for i in range(len(parts)):
-            names.setdefault("__".join(parts[i:]), value)
-    return sorted(name for name, value in names.items() if _takes(method, C, name, value))
+    """The keywords ``method`` accepts (the registry's config fields of the id, built with ``C``)."""
+    return methods.method_params(method, cost_matrix=C)
 
 
 def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:

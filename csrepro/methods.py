@@ -1,13 +1,44 @@
-"""Registry of named methods: how an experiment's method id becomes a scikit-learn estimator."""
+"""The method registry: how an experiment's method id becomes a scikit-learn estimator, and what it supports.
+
+Each id of :data:`METHODS` maps to a :class:`MethodSpec`: an estimator factory (an estimator class,
+or a function such as :func:`make_base` that builds one), the parameters the id fixes, its source
+(paper and equations) and whether its predictions use the costs.  What an id supports -- two or more
+classes, ``predict_proba``, a ``cost_matrix`` -- and the config fields it takes are read off the
+estimator it builds (scikit-learn tags, its methods, ``get_params``), not typed a second time.
+Config validation (:mod:`csrepro.config`) and the runner build every estimator through
+:func:`make_estimator`.
+
+Ids by source:
+
+* Beijbom et al. 2014 (guess-averse MCBoost): ``mcboost``, ``p_mcboost``, ``gel_mcboost``,
+  ``gll_mcboost``, ``ls_mcboost``, ``lt_mcboost``;
+* Masnadi-Shirazi 2011 thesis Ch. III-IV (margin losses): ``adaboost``, ``realboost``, ``logitboost``,
+  ``canonical_gradientboost``, ``savageboost``, ``tangentboost``;
+* thesis Ch. V (cost-sensitive SVMs): ``cs_svm``, ``bp_svm``, ``bm_svm``, ``svm``, each also with
+  ``_cv`` (Table V.1: C and cost scale by cross-validated cost), ``_dr`` and ``_dr_<rate>`` (Table V.2:
+  parameters and threshold for a detection rate, :data:`DETECTION_RATES`);
+* thesis Ch. VI (cost-sensitive boosting and its baselines): a booster at fixed costs
+  (:data:`BOOSTERS`: ``cs_adaboost``, ``cs_realboost``, ``cs_logitboost``, ``csb0``-``csb2``,
+  ``adac1``-``adac3``, ``adacost``; :func:`make_base`), a Platt-calibrated baseline with the
+  cost-sensitive threshold (:data:`CALIBRATED`: ``adaboost_platt``, ``realboost_platt``,
+  ``logitboost_platt``, ``svm_linear_platt``, ``svm_gauss_platt``, ``rforest_platt`` with 17 trees of
+  4 leaves, Sec. VI.E.2; :func:`platt`), and any of these plus ``_dr``: its parameters
+  (``param_grid``) and threshold chosen for a target detection rate on the training part
+  (:func:`detection_rate`; Sec. VI.E's protocol).
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sklearn.base import BaseEstimator, clone
+import numpy as np
+from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import ParameterGrid
+from sklearn.svm import SVC
 from sklearn.utils import get_tags
 
 from csrepro.boosting.binary import (
@@ -15,26 +46,171 @@ from csrepro.boosting.binary import (
     LogitBoostClassifier,
     RealBoostClassifier,
 )
+from csrepro.boosting.cost_sensitive import (
+    CSAdaBoostClassifier,
+    CSLogitBoostClassifier,
+    CSRealBoostClassifier,
+)
+from csrepro.boosting.cost_sensitive_baselines import (
+    AdaC1Classifier,
+    AdaC2Classifier,
+    AdaC3Classifier,
+    AdaCostClassifier,
+    CSB0Classifier,
+    CSB1Classifier,
+    CSB2Classifier,
+)
 from csrepro.boosting.margin import (
     CanonicalGradientBoostClassifier,
     SavageBoostClassifier,
     TangentBoostClassifier,
 )
 from csrepro.boosting.mcboost import MCBoostClassifier
+from csrepro.calibration import PlattCalibrated
+from csrepro.selection.detection_rate import DetectionRateClassifier
+from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
 from csrepro.svm import CostSensitiveSVC
-from csrepro.svm.selection import CostRatioSVC, DetectionRateSVC
+
+#: the cost matrix the registry builds an id with to read off what it supports (binary, 0-1 costs)
+PROBE_COST = np.array([[0.0, 1.0], [1.0, 0.0]])
 
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A method id: its estimator class, fixed parameters, and where it comes from."""
+    """A method id: its estimator factory, fixed parameters, source, and what it supports.
 
-    estimator: Callable[..., Any]
+    ``factory(cost_matrix=..., random_state=..., **fixed, **params)`` builds the estimator;
+    ``cost_sensitive`` says whether its predictions use the costs (a cost-free baseline takes a
+    ``cost_matrix`` for the uniform interface and ignores it).  The properties below the fields are
+    derived from the estimator built with :data:`PROBE_COST`.
+    """
+
+    factory: Callable[..., Any]
     fixed: dict = field(default_factory=dict)
-    paper: str = ""
+    source: str = ""
     cost_sensitive: bool = True
 
+    def build(self, cost_matrix=None, random_state=None, **params):
+        """The estimator with ``cost_matrix``, ``random_state``, the fixed parameters and ``params``."""
+        return self.factory(cost_matrix=cost_matrix, random_state=random_state, **self.fixed, **params)
 
+    @functools.cached_property
+    def probe(self):
+        """The estimator as built with :data:`PROBE_COST` and default parameters (unfitted)."""
+        return self.build(cost_matrix=PROBE_COST, random_state=0)
+
+    @property
+    def estimator_class(self) -> type:
+        return type(self.probe)
+
+    @property
+    def binary(self) -> bool:
+        """Whether it fits two-class problems: every classifier does."""
+        return is_classifier(self.probe)
+
+    @property
+    def multiclass(self) -> bool:
+        """Whether it fits more than two classes (scikit-learn's ``multi_class`` tag)."""
+        return supports_multiclass(self.probe)
+
+    @property
+    def predict_proba(self) -> bool:
+        """Whether the estimator has ``predict_proba``."""
+        return hasattr(self.probe, "predict_proba")
+
+    @property
+    def takes_cost_matrix(self) -> bool:
+        """Whether the estimator has a ``cost_matrix`` parameter (used or not, see ``cost_sensitive``)."""
+        return "cost_matrix" in self.probe.get_params(deep=False)
+
+    @functools.cached_property
+    def params(self) -> list[str]:
+        """The config fields (keyword parameters) the id takes, see :meth:`keywords`."""
+        return self.keywords(PROBE_COST)
+
+    def accepts(self, name: str, value, cost_matrix=None) -> bool:
+        """Whether the id takes the keyword ``name`` (whatever it makes of ``value``)."""
+        try:
+            self.build(cost_matrix=cost_matrix, random_state=0, **{name: value})
+        except TypeError:
+            return False
+        except Exception:  # noqa: BLE001 -- the keyword was taken; only its value (or the method's fixed params) objected
+            return name not in self.fixed
+        return True
+
+    def keywords(self, cost_matrix=None) -> list[str]:
+        """The keywords the id takes: its estimator's parameters, or, for a factory that passes keywords
+        on to an inner estimator (e.g. a ``_dr`` id), the inner parameter names it takes."""
+        names = {}
+        for key, value in self.build(cost_matrix=cost_matrix, random_state=0).get_params().items():
+            parts = key.split("__")
+            for i in range(len(parts)):
+                names.setdefault("__".join(parts[i:]), value)
+        return sorted(name for name, value in names.items() if self.accepts(name, value, cost_matrix))
+
+
+# ----- thesis Ch. VI: cost-sensitive boosting and its baselines ---------------------------------
+THESIS = "Masnadi-Shirazi 2011 thesis"
+#: id -> (class, source) of the boosters at fixed costs
+BOOSTERS = {
+    "cs_adaboost": (CSAdaBoostClassifier, f"{THESIS} Alg. 4, (VI.37)-(VI.42)"),
+    "cs_realboost": (CSRealBoostClassifier, f"{THESIS} Alg. 5, (VI.43)-(VI.46)"),
+    "cs_logitboost": (CSLogitBoostClassifier, f"{THESIS} Alg. 6, (VI.47)-(VI.53)"),
+    "csb0": (CSB0Classifier, "Ting 2000 (CSB0)"),
+    "csb1": (CSB1Classifier, "Ting 2000 (CSB1)"),
+    "csb2": (CSB2Classifier, f"Ting 2000 (CSB2); {THESIS} (VI.31)"),
+    "adac1": (AdaC1Classifier, "Sun, Kamel, Wong & Wang 2007 (AdaC1)"),
+    "adac2": (AdaC2Classifier, "Sun, Kamel, Wong & Wang 2007 (AdaC2)"),
+    "adac3": (AdaC3Classifier, "Sun, Kamel, Wong & Wang 2007 (AdaC3)"),
+    "adacost": (AdaCostClassifier, "Fan, Stolfo, Zhang & Chan 1999 (AdaCost)"),
+}
+#: id -> (estimator factory taking the base params, source) of the Platt-calibrated baselines
+CALIBRATED = {
+    "adaboost_platt": (AdaBoostClassifier, "AdaBoost + Platt 1999 (thesis Sec. VI.E.2)"),
+    "realboost_platt": (RealBoostClassifier, "RealBoost + Platt 1999 (thesis Sec. VI.E.2)"),
+    "logitboost_platt": (LogitBoostClassifier, "LogitBoost + Platt 1999 (thesis Sec. VI.E.2)"),
+    "svm_linear_platt": (lambda **kw: SVC(kernel="linear", **kw), "linear SVM + Platt 1999 (thesis Sec. VI.E.2)"),
+    "svm_gauss_platt": (lambda **kw: SVC(kernel="rbf", **kw), "Gaussian SVM + Platt 1999 (thesis Sec. VI.E.2)"),
+    "rforest_platt": (lambda **kw: RandomForestClassifier(**{"n_estimators": 17, "max_leaf_nodes": 4,
+                                                             "random_state": 0, **kw}),
+                      "Breiman 2001 random forest (17 trees, 4 leaves) + Platt 1999 (thesis Sec. VI.E.2)"),
+}
+
+
+def platt(base, platt_cv=3, C1=None, C2=None, cost_matrix=None, random_state=None, **base_params):
+    """:class:`PlattCalibrated` around the ``CALIBRATED[base]`` estimator built with ``base_params``."""
+    if base not in CALIBRATED:
+        raise ValueError(f"unknown Platt base {base!r}; choose one of {sorted(CALIBRATED)}")
+    return PlattCalibrated(CALIBRATED[base][0](**base_params), cv=platt_cv, C1=C1, C2=C2, cost_matrix=cost_matrix,
+                           random_state=random_state)
+
+
+def make_base(base, cost_matrix=None, random_state=None, **params):
+    """The estimator of a booster or Platt id (without ``_dr``) with ``params``.
+
+    Costs: ``C1``/``C2`` when ``params`` give either, and then ``cost_matrix`` (the runner's, which
+    still scores the predictions) is not passed on, since the estimators refuse conflicting costs
+    (e.g. Figure VI.2 sweeps C1 under the 0-1 matrix); else ``cost_matrix``.
+    """
+    if params.get("C1") is not None or params.get("C2") is not None:
+        cost_matrix = None
+    if base in BOOSTERS:
+        return BOOSTERS[base][0](cost_matrix=cost_matrix, random_state=random_state, **params)
+    if base in CALIBRATED:
+        return platt(base, cost_matrix=cost_matrix, random_state=random_state, **params)
+    raise ValueError(f"unknown base method {base!r}; choose one of {sorted(BOOSTERS) + sorted(CALIBRATED)}")
+
+
+def detection_rate(base, target_detection_rate=0.9, param_grid=None, positive="last", cv=5, cv_seed=0,
+                   cost_matrix=None, random_state=None, **base_params):
+    """:class:`DetectionRateClassifier` over ``make_base(base, **base_params)``; ``param_grid`` names
+    the base's parameters (e.g. {"C1": [1, 2, 4]}; Platt ids: {"estimator__C": [...]})."""
+    return DetectionRateClassifier(make_base(base, **base_params), param_grid=param_grid,
+                                   target_detection_rate=target_detection_rate, positive=positive, cv=cv,
+                                   cv_seed=cv_seed, cost_matrix=cost_matrix, random_state=random_state)
+
+
+# ----- the registry ------------------------------------------------------------------------------
 METHODS: dict[str, MethodSpec] = {
     "mcboost": MethodSpec(MCBoostClassifier, {"loss": "mcboost"}, "Saberian & Vasconcelos 2011; Beijbom 2014 eq. 22", False),
     "p_mcboost": MethodSpec(MCBoostClassifier, {"loss": "mcboost", "decision": "bayes"}, "Beijbom 2014 eqs. 33 + 3"),
@@ -64,12 +240,12 @@ for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("
     for _rate in DETECTION_RATES:  # e.g. cs_svm_dr_82_5: target_detection_rate 0.825
         METHODS[f"{_base}_dr_{_rate:g}".replace(".", "_")] = MethodSpec(
             DetectionRateSVC, {"variant": _variant, "target_detection_rate": _rate / 100}, _source, _variant != "svm")
+for _base, (_, _source) in {**BOOSTERS, **CALIBRATED}.items():
+    METHODS[_base] = MethodSpec(make_base, {"base": _base}, _source, True)
+    METHODS[f"{_base}_dr"] = MethodSpec(detection_rate, {"base": _base},
+                                        f"{_source}; parameters and threshold for a detection rate, {THESIS} Sec. VI.E",
+                                        True)
 del _variant, _base, _source, _rate
-
-
-from csrepro.boosting.cs_methods import CS_BOOST_METHODS
-
-METHODS.update({_name: MethodSpec(*_spec) for _name, _spec in CS_BOOST_METHODS.items()})
 
 
 def method_names() -> list[str]:
@@ -115,4 +291,14 @@ def make_estimator(name: str, cost_matrix=None, random_state=None, **params):
     clash = sorted(set(params) & set(spec.fixed))
     if clash:
         raise ValueError(f"method {name!r} fixes {clash}; remove them from its params or pick another method id")
-    return spec.estimator(cost_matrix=cost_matrix, random_state=random_state, **spec.fixed, **params)
+    return spec.build(cost_matrix=cost_matrix, random_state=random_state, **params)
+
+
+def accepts(name: str, keyword: str, value, cost_matrix=None) -> bool:
+    """Whether method ``name`` takes the keyword ``keyword`` (whatever it makes of ``value``)."""
+    return get_method(name).accepts(keyword, value, cost_matrix)
+
+
+def method_params(name: str, cost_matrix=None) -> list[str]:
+    """The keywords method ``name`` takes (:meth:`MethodSpec.keywords`) when built with ``cost_matrix``."""
+    return get_method(name).keywords(cost_matrix)

@@ -1,9 +1,11 @@
 """Command line: ``python -m csrepro.run +exp=<name> [key=value ...]``; ``-m`` runs a Hydra sweep.
 
 Any config field can be overridden (``exp.n_trials=5 runner.n_jobs=2 results.root=/tmp/r``).
-Before Hydra starts, the overrides are composed and the run is checked as far as it can be
-without running a trial (config, results folder, data, protocols: csrepro.runner.preflight; the
-first combination of a sweep); an error prints one line and exits 2, with nothing written.
+Before Hydra starts, the overrides are composed (csrepro.config.compose_overrides, the composition
+the report uses too) and the run is checked as far as it can be without running a trial (config,
+results folder, data, protocols: csrepro.runner.preflight; the first combination of a sweep); an
+error prints one line and exits 2, with nothing written. Each job records in the store the plan of
+its config and of its experiment file without overrides (csrepro.store, "The plan"), which the report reads.
 A run in which trials failed exits 1 after a one-line summary. ``--debug`` (or
 HYDRA_FULL_ERROR=1) shows the traceback instead.
 """
@@ -16,18 +18,17 @@ import shlex
 import sys
 
 import hydra
-from hydra import compose, initialize_config_dir
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException, OverrideParseException
 from omegaconf import DictConfig
 
-from csrepro.config import CONF_DIR, ConfigError, check_key, experiment_names
+from csrepro import config
+from csrepro.config import CONF_DIR, ConfigError, compose_overrides, experiment_names, hydra_message
 from csrepro.data.loaders import DataError
 from csrepro.runner import TrialsFailed, preflight, run_experiment
 from csrepro.store import DamagedStoreError
 
-GROUPS = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir())
 _SWEEP_FLAGS = ("-m", "--multirun")
 DEBUG_FLAG = "--debug"
 #: expected errors: one line with this prefix, exit status 2 (nothing ran); failed trials exit 1
@@ -36,9 +37,11 @@ _PREFIXES = {ConfigError: "config error", DataError: "data error", DamagedStoreE
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def _run(cfg: DictConfig) -> None:
-    overrides = HydraConfig.get().overrides.task
+    hydra_cfg = HydraConfig.get()
+    overrides, exp = hydra_cfg.overrides.task, hydra_cfg.runtime.choices.get("exp")
     with one_line_errors():
-        run_experiment(cfg, command=shlex.join(["python", "-m", "csrepro.run", *overrides]), strict=True)
+        full = compose_overrides([f"+exp={exp}"]) if exp else None  # the experiment file without overrides
+        run_experiment(cfg, command=shlex.join(["python", "-m", "csrepro.run", *overrides]), strict=True, full=full)
 
 
 @contextlib.contextmanager
@@ -64,43 +67,27 @@ def _exit(message: str, status: int):
     sys.exit(status)
 
 
-def hydra_message(err: HydraException) -> str:
-    """Hydra's multi-line error (with its cause) as one line: the search path left out, options listed."""
-    lines, options = [], []
-    for line in str(err).split("Config search path:")[0].splitlines():
-        if line.startswith("\t"):
-            options.append(line.strip())
-        elif line.strip():
-            lines.append(line.strip())
-    message = " ".join(lines) + (f" {', '.join(options)}" if options else "")
-    if err.__cause__ is not None:
-        message += f" ({str(err.__cause__).splitlines()[0]})"
-    return message
-
-
 def check_overrides(args: list[str]) -> None:
-    """Raise ConfigError for an override of an unknown field, or when no ``+exp=<name>`` is given.
+    """Raise ConfigError for an override of an unknown field (csrepro.config.check_overrides), or when
+    no ``+exp=<name>`` is given.
 
-    Appended keys (``+key=value``), deletions, packages, config groups and ``hydra.*`` are left to
-    Hydra and to the schema check of ``run_experiment``; any other flag (``--help``, ``--cfg``...)
-    lifts the experiment requirement. Overrides Hydra cannot parse are left to Hydra to report.
+    Any flag other than ``-m`` (``--help``, ``--cfg``...) lifts the experiment requirement.
+    Overrides Hydra cannot parse are left to Hydra to report.
     """
+    config.check_overrides(args)
     tokens = [a for a in args if "=" in a and not a.startswith("-")]
     try:
         overrides = OverridesParser.create().parse_overrides(tokens)
     except OverrideParseException:
         return  # Hydra reports the syntax error
-    for o in overrides:
-        plain = not (o.is_add() or o.is_force_add() or o.is_delete() or o.package is not None)
-        if plain and not o.is_hydra_override() and o.key_or_group not in GROUPS:
-            check_key(o.key_or_group)
     flags = [a for a in args if a.startswith("-") and a not in _SWEEP_FLAGS]
     if not flags and not any(o.key_or_group == "exp" for o in overrides):
         raise ConfigError(f"no experiment selected; pass +exp=<name>, one of {experiment_names()}")
 
 
 def check_run(args: list[str]) -> None:
-    """Compose the config of ``args`` (a sweep's first combination) and run csrepro.runner.preflight.
+    """Compose the config of ``args`` (a sweep's first combination; csrepro.config.compose_overrides)
+    and run csrepro.runner.preflight.
 
     Skipped when ``args`` hold a flag other than ``-m`` (``--cfg``, ``--help``, ...: Hydra's).
     """
@@ -109,9 +96,7 @@ def check_run(args: list[str]) -> None:
     overrides = OverridesParser.create().parse_overrides([a for a in args if a not in _SWEEP_FLAGS])
     first = [f"{o.get_key_element()}={next(iter(o.sweep_string_iterator()))}" if o.is_sweep_override()
              else o.input_line for o in overrides]
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3", job_name="run"):
-        cfg = compose(config_name="config", overrides=first)
-    preflight(cfg)
+    preflight(compose_overrides(first))
 
 
 def main() -> None:

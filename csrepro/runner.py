@@ -1,8 +1,9 @@
 """Run an experiment's trials in parallel (joblib/loky or Dask) and store one row per finished trial.
 
 ``run_experiment(cfg)`` is the whole pipeline without Hydra: validate the config, plan the
-trials (csrepro.trials), skip those already in the store (``runner.resume``; without it the new rows
-supersede the stored ones as they are written), run the rest grouped
+trials (csrepro.trials) and record the plan in the store (csrepro.store, "The plan"), skip those
+already in the store (``runner.resume``; without it the new rows supersede the stored ones as they
+are written), run the rest grouped
 by (dataset, trial index) and write each group's rows as a store part as soon as it finishes.
 A trial whose estimator fails (e.g. a single-class training part) is not stored: it is listed
 in ``<exp_dir>/failures.csv`` and reported, and is retried by the next run.
@@ -32,20 +33,28 @@ from omegaconf import DictConfig
 from tqdm.auto import tqdm
 
 from csrepro import methods, metrics
-from csrepro.config import ConfigError, validate_config
+from csrepro.config import ConfigError, canonical_json, plan_key, validate_config
 from csrepro.costs import make_cost_matrix, resolve_counts
 from csrepro.data.loaders import load_dataset
 from csrepro.data.protocols import TRAINING_OPTIONS, make_splits, subsample_train
 from csrepro.data.synthetic import contaminate_labels
-from csrepro.model_selection import inner_cv
 from csrepro.provenance import RUN_INFO, git_commit
 from csrepro.seeding import derive_seed
-from csrepro.store import FAILURES, atomic_write, compact, quarantine_damaged, read_store, write_part
+from csrepro.selection.inner_cv import inner_cv
+from csrepro.store import (
+    FAILURES,
+    PLAN_COLUMNS,
+    atomic_write,
+    compact,
+    quarantine_damaged,
+    read_store,
+    write_part,
+    write_plan,
+)
 from csrepro.trials import (
     DatasetPlan,
     Task,
     Trial,
-    canonical_json,
     group_tasks,
     plan_trials,
     split_seed,
@@ -69,7 +78,7 @@ class Predictions:
     @property
     def positive(self) -> int:
         """Index of the detected class of a binary problem: the estimator's ``pos_label_`` (detectors,
-        csrepro.detection_rate), else ``classes[1]``."""
+        csrepro.selection.detection_rate), else ``classes[1]``."""
         label = getattr(self.estimator, "pos_label_", self.classes[-1])
         return int(np.searchsorted(self.classes, label))
 
@@ -111,14 +120,16 @@ class TrialsFailed(RuntimeError):
         self.rows = rows
 
 
-def run_experiment(cfg, command: str | None = None, strict: bool = False) -> pd.DataFrame:
+def run_experiment(cfg, command: str | None = None, strict: bool = False, full=None) -> pd.DataFrame:
     """Run every unfinished trial of ``cfg`` (DictConfig or dict, schema in csrepro.config).
 
-    Before any trial: the config is validated (csrepro.config), unreadable store parts are moved
-    to quarantine (their trials are recomputed) and every dataset is loaded and split once
-    (:func:`check_data`). Work is ordered by trial index, then dataset, so that progress (and
-    the ETA) is uniform across datasets. Returns the store rows of all the experiment's trials
-    (finished now or before), sorted by dataset, trial, method. Next to the store it updates
+    Before any trial: the config is validated (csrepro.config), every dataset is loaded and split
+    once (:func:`check_data`), unreadable store parts are moved to quarantine (their trials are
+    recomputed) and the plan is recorded in the store (:func:`record_plan`: ``cfg``'s and, given
+    ``full``, the experiment file's without overrides, which a report of a reduced run counts
+    against; ``python -m csrepro.run`` passes it). Work is ordered by trial index, then dataset,
+    so that progress (and the ETA) is uniform across datasets. Returns the store rows of all the
+    experiment's trials (finished now or before), sorted by dataset, trial, method. Next to the store it updates
     ``failures.csv`` (the trials that failed, until a run retries them) and writes
     ``run_info.json``, which records ``command``. With ``strict``, failed trials raise
     TrialsFailed (after all of this is written) with a one-line summary.
@@ -132,6 +143,7 @@ def run_experiment(cfg, command: str | None = None, strict: bool = False) -> pd.
     if quarantined:
         log.warning("%s: moved %d unreadable store part(s) to %s; their trials are recomputed", cfg.exp.name,
                     len(quarantined), quarantined[0].parent)
+    record_plan(exp_dir, cfg, trials, full)
     wanted = {t.trial_id for t in trials}
     stored = read_store(exp_dir) if cfg.runner.resume else pd.DataFrame()
     done = set(stored["trial_id"]) & wanted if not stored.empty else set()  # resume=false: new rows supersede old
@@ -183,6 +195,29 @@ def preflight(cfg) -> tuple[DictConfig, dict[str, DatasetPlan], list[Trial]]:
     plans, trials = plan_trials(cfg.exp)
     check_data(plans, trials, _data_root(cfg), cfg.data.download)
     return cfg, plans, trials
+
+
+def record_plan(exp_dir: Path, cfg: DictConfig, trials: list[Trial], full=None) -> None:
+    """Write the plan of the validated ``cfg`` (its ``trials``) into the store (csrepro.store, "The
+    plan"), and, when ``full`` (the experiment file composed without overrides) has other settings,
+    the plan of ``full`` too; a ``full`` that does not validate is left out with a warning."""
+    key = plan_key(cfg.exp)
+    write_plan(exp_dir, key, plan_rows(trials))
+    if full is None:
+        return
+    try:
+        full = validate_config(full, METRICS)
+    except ConfigError as err:
+        log.warning("%s: the plan of the experiment file without overrides is not recorded: %s", cfg.exp.name, err)
+        return
+    if plan_key(full.exp) != key:
+        write_plan(exp_dir, plan_key(full.exp), plan_rows(plan_trials(full.exp)[1]))
+
+
+def plan_rows(trials: list[Trial]) -> pd.DataFrame:
+    """The store's plan rows (csrepro.store.PLAN_COLUMNS) of ``trials``."""
+    return pd.DataFrame([(t.trial_id, t.config_hash, t.dataset, t.trial, t.method, t.params_json) for t in trials],
+                        columns=list(PLAN_COLUMNS))
 
 
 def _data_root(cfg: DictConfig) -> str | None:
@@ -308,7 +343,7 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
 
     Estimators with a ``labels`` parameter get all dataset classes, so the cost matrix matches
     even when the training part misses a class.  An entry with ``inner_cv`` is wrapped in an inner
-    cross-validated search (csrepro.model_selection.inner_cv); its choice is stored as ``selected``.
+    cross-validated search (csrepro.selection.inner_cv); its choice is stored as ``selected``.
     """
     params = json.loads(trial.params_json)
     method, cv = params.pop("method", trial.method), params.pop("inner_cv", None)

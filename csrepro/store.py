@@ -9,6 +9,22 @@ writing and removing parts can never produce duplicates.
 A part that cannot be read (truncated by a full disk or a killed copy) makes every read raise
 :class:`DamagedStoreError`, naming the file; :func:`quarantine_damaged` moves such parts to
 ``<exp_dir>/quarantine/`` (the runner does this first, then recomputes their trials).
+
+**The plan.** Before any trial runs, a run records what it was asked to run beside the parts:
+``plan-<key>.parquet``, one row per planned trial key (``PLAN_COLUMNS``: trial_id, config_hash,
+dataset, trial, method, params), where ``key`` is csrepro.config.plan_key of the experiment's
+settings (its ``exp`` node but paper and report). ``python -m csrepro.run`` also records the plan
+of the experiment file without overrides (the full-scale plan a reduced run is measured against),
+under that plan's key. A rerun of the same settings rewrites the same file with the same rows, so
+a resumed run adds nothing, and the jobs of a sweep never write one file with different rows.
+The store's plan (:func:`read_plan`) is the union of its plan files: every trial any run of the
+store planned (the union of what was asked, not the latest request), so a reduced run followed by
+the full one (or a run with another override, or the jobs of a sweep) leaves every plan, and rows
+of old settings stay planned under their old keys, as their trials stay stored. The report reads
+from that union the trials its config selects (csrepro.report), once the plan of that config or
+of its experiment file is among the recorded keys; it never plans. Plan files are not parts: :func:`read_store`, :func:`compact` and
+:func:`delete_trials` read only ``part-*.parquet``. A store written before plans were recorded
+has none; rerunning its command (it resumes, running no stored trial) records it.
 """
 
 from __future__ import annotations
@@ -24,6 +40,8 @@ STORE_DIR = "store"
 QUARANTINE_DIR = "quarantine"
 FAILURES = "failures.csv"  # beside the store: the trials that failed, until a run retries them (csrepro.runner)
 PART_GLOB = "part-*.parquet"
+PLAN_GLOB = "plan-*.parquet"
+PLAN_COLUMNS = ("trial_id", "config_hash", "dataset", "trial", "method", "params")
 _READ_ATTEMPTS = 5
 
 
@@ -59,6 +77,35 @@ def write_part(exp_dir, rows) -> Path | None:
     if frame.empty:
         return None
     return atomic_write(store_dir(exp_dir) / f"part-{uuid.uuid4().hex}.parquet", frame.to_parquet(index=False))
+
+
+def plan_path(exp_dir, key: str) -> Path:
+    """The plan file of the settings with plan key ``key`` (csrepro.config.plan_key)."""
+    return store_dir(exp_dir) / f"plan-{key}.parquet"
+
+
+def write_plan(exp_dir, key: str, rows) -> Path:
+    """Record the planned trial keys ``rows`` (dicts or DataFrame with PLAN_COLUMNS) of the settings ``key``."""
+    frame = pd.DataFrame(rows, columns=list(PLAN_COLUMNS))
+    return atomic_write(plan_path(exp_dir, key), frame.to_parquet(index=False))
+
+
+def read_plan(exp_dir) -> tuple[set[str], pd.DataFrame]:
+    """The keys of the recorded plans and the union of their rows (one per ``trial_id``); an empty
+    set and DataFrame for a store without a plan. An unreadable plan file raises DamagedStoreError."""
+    read = [(p, _read_part(p)) for p in sorted(store_dir(exp_dir).glob(PLAN_GLOB))]
+    paths, frames = [p for p, f in read if f is not _VANISHED], [f for _, f in read if f is not _VANISHED]
+    damaged = [p for p, f in zip(paths, frames) if f is None]
+    if damaged:
+        raise DamagedStoreError(
+            f"unreadable plan file(s) {', '.join(map(str, damaged))}; delete them and rerun the experiment "
+            f"(python -m csrepro.run +exp={Path(exp_dir).name} with the same overrides: it resumes and records "
+            "the plan again)", damaged)
+    keys = {p.name[len("plan-"):-len(".parquet")] for p in paths}
+    if not frames:
+        return keys, pd.DataFrame(columns=list(PLAN_COLUMNS))
+    frame = pd.concat(frames, ignore_index=True).drop_duplicates("trial_id").reset_index(drop=True)
+    return keys, frame
 
 
 def read_store(exp_dir) -> pd.DataFrame:

@@ -1,4 +1,8 @@
-"""An experiment's trials: keys, seeds, ids and config hashes, all independent of execution order.
+"""An experiment's trials: keys, seeds and ids, all independent of execution order.
+
+What each dataset runs, and its config hash, comes from csrepro.config.dataset_settings; the trial
+keys planned here are recorded in the store by the runner (csrepro.store, "The plan"), where the
+report reads them.
 
 A trial is (experiment, dataset, trial index t, method, params). Seeds (CONTRACT.md):
 cost = derive_seed(exp, dataset, t, "cost"), model = derive_seed(exp, dataset, t, method, "model"),
@@ -11,12 +15,11 @@ experiments enumerate (repeat, fold) as t = repeat * n_splits + fold.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 
 from omegaconf import DictConfig
 
-from csrepro.config import dataset_entries, dataset_setting, method_entries, source_dataset
+from csrepro.config import dataset_settings
 from csrepro.seeding import derive_seed
 
 
@@ -63,21 +66,6 @@ class Task:
     trials: tuple[Trial, ...]
 
 
-def canonical_json(value) -> str:
-    """JSON with sorted keys and no spaces (stable across runs)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def config_hash(exp: str, protocol: dict, cost: dict, standardize: bool, metrics) -> str:
-    """Hash of the settings that change a dataset's numbers.
-
-    Not hashed: n_trials, the dataset list, the methods (their params are in the trial key),
-    paper, report and all runner settings, so growing an experiment reuses finished trials.
-    """
-    key = {"exp": exp, "protocol": protocol, "cost": cost, "standardize": standardize, "metrics": sorted(metrics)}
-    return hashlib.sha256(canonical_json(key).encode()).hexdigest()[:16]
-
-
 def trial_id(chash: str, dataset: str, t: int, method: str, params_json: str) -> str:
     """Hex id of a trial's key, config hash ``chash`` included (changed settings give new ids)."""
     return hashlib.sha256(repr((chash, dataset, t, method, params_json)).encode()).hexdigest()[:20]
@@ -92,23 +80,19 @@ def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
     """Per-dataset plans and every trial of a validated experiment, in (dataset, t, method) order.
 
     A trial's ``method`` is its method id (csrepro.config.MethodEntry: a registry id, an alias or
-    a grid member) and ``params_json`` the entry's params, with ``method`` and ``cv`` for aliases.
+    a grid member) and ``params_json`` the entry's params, with ``method`` and ``cv`` for aliases;
+    what each dataset runs comes from csrepro.config.dataset_settings (its ``config_hash`` too:
+    csrepro.config.config_hash).
     """
     plans, trials = {}, []
-    name, metrics = exp.name, tuple(exp.metrics)  # plain values: the loop below runs once per trial
-    entries = method_entries(exp.methods)
-    for dataset in exp.datasets:
-        protocol, cost = dataset_setting(exp, dataset, "protocol"), dataset_setting(exp, dataset, "cost")
-        standardize = bool(exp.preprocessing.standardize)
-        chash = config_hash(exp.name, protocol, cost, standardize, metrics)
-        plans[dataset] = DatasetPlan(exp.name, exp.paper, dataset, protocol, cost, standardize, metrics, chash,
-                                     source_dataset(exp, dataset))
-        over = exp.per_dataset.get(dataset)
-        n_trials = over.n_trials if over is not None and over.n_trials is not None else exp.n_trials
-        dataset_methods = [(entry.id, entry.params_json) for entry in dataset_entries(exp, dataset, entries)]
-        for t in range(n_trials):
+    name = exp.name  # a plain value: the loop below runs once per trial
+    for dataset, s in dataset_settings(exp).items():
+        chash = s.config_hash
+        plans[dataset] = DatasetPlan(name, exp.paper, dataset, s.protocol, s.cost, s.standardize, s.metrics, chash,
+                                     s.source)
+        for t in range(s.n_trials):
             cost_seed = derive_seed(name, dataset, t, "cost")
-            for method, params_json in dataset_methods:
+            for method, params_json in s.methods:
                 trials.append(Trial(
                     dataset=dataset, trial=t, method=method, params_json=params_json, config_hash=chash,
                     trial_id=trial_id(chash, dataset, t, method, params_json), cost_seed=cost_seed,

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from csrepro.boosting import mcboost
 from csrepro.boosting.mcboost import MCBoostClassifier
+from csrepro.cache import clear_caches
 from csrepro.costs import random_symmetric
 from csrepro.data.loaders import load_dataset
 
@@ -35,7 +35,7 @@ def iteration_sample(X, y, C, loss, backend):
     T = ITERS[backend]
 
     def fit(m):
-        mcboost._FITS.clear()  # time real trainings, not the memo of a previous fit
+        clear_caches("mcboost_fits")  # time real trainings, not the cache of a previous fit
         return seconds(lambda: MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m, backend=backend).fit(X, y))
 
     return (fit(T + 1) - fit(1)) / T
@@ -127,12 +127,12 @@ def table_v2_selection(name):
     """Seconds for the 21 Table V.2 fits (3 SVMs x 7 rates, inner leave-one-out) on one outer training fold.
 
     Returns (shared, alone): the 21 fits in a row as the runner runs a trial group (kernel matrix
-    and leave-one-out paths memoised), and 7 x one fit per SVM with the memo cleared (no sharing).
+    and leave-one-out paths cached), and 7 x one fit per SVM with the caches cleared (no sharing).
     """
     from sklearn.model_selection import StratifiedKFold
 
     from csrepro.methods import DETECTION_RATES
-    from csrepro.svm import selection
+    from csrepro.selection.svm import DetectionRateSVC
 
     ds = load_dataset(name)
     train, _ = next(StratifiedKFold(10, shuffle=True, random_state=0).split(ds.X, ds.y))
@@ -143,12 +143,11 @@ def table_v2_selection(name):
         for variant in variants:
             for rate in rates:
                 if clear:
-                    selection._PATHS.clear()
-                    selection._KERNELS.clear()
-                selection.DetectionRateSVC(variant=variant, target_detection_rate=rate / 100).fit(X, y)
+                    clear_caches("svm_paths", "svm_kernels")
+                DetectionRateSVC(variant=variant, target_detection_rate=rate / 100).fit(X, y)
 
     alone = 7 * seconds(lambda: fits(("cs", "bp", "bm"), DETECTION_RATES[:1], True))
-    selection._PATHS.clear()
+    clear_caches("svm_paths")
     return seconds(lambda: fits(("cs", "bp", "bm"), DETECTION_RATES, False)), alone
 
 
@@ -182,7 +181,6 @@ def binary_boosting_rows():
     from threadpoolctl import threadpool_limits
 
     from csrepro.boosting import binary
-    from csrepro.weak import binning
 
     X, y = adult_ordinal()
     w = np.full(len(y), 1.0 / len(y))
@@ -199,7 +197,7 @@ def binary_boosting_rows():
         def per_iter(backend, T):
             def fit(m):
                 def run():
-                    binning._BINNED.clear()  # time the binning of every fit, not the memo
+                    clear_caches("binned_data")  # time the binning of every fit, not the cache
                     getattr(binary, f"{booster}Classifier")(n_estimators=m, weak_learner=wl, max_bins=max_bins,
                                                             backend=backend).fit(X, y)
                 return run

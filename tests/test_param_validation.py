@@ -13,12 +13,12 @@ import csrepro
 from csrepro import methods
 from csrepro.boosting.binary import AdaBoostClassifier, LogitBoostClassifier
 from csrepro.boosting.cost_sensitive import CSAdaBoostClassifier, CSLogitBoostClassifier
-from csrepro.boosting.cs_baselines import PlattCalibrated
 from csrepro.boosting.margin import CanonicalGradientBoostClassifier, SavageBoostClassifier, TangentBoostClassifier
 from csrepro.boosting.mcboost import MCBoostClassifier
-from csrepro.detection_rate import DetectionRateClassifier
+from csrepro.calibration import PlattCalibrated
+from csrepro.selection.detection_rate import DetectionRateClassifier
+from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
 from csrepro.svm import CostSensitiveSVC
-from csrepro.svm.selection import CostRatioSVC, DetectionRateSVC
 
 COST = np.array([[0.0, 1.0], [5.0, 0.0]])
 

@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 
 from csrepro import methods, runner
-from csrepro.config import ConfigError, validate_config
+from csrepro.config import ConfigError, plan_key, validate_config
 from csrepro.costs import make_cost_matrix
 from csrepro.data.loaders import Dataset, load_dataset
 from csrepro.data.protocols import make_splits
 from csrepro.seeding import derive_seed
-from csrepro.store import read_store
+from csrepro.store import PLAN_COLUMNS, plan_path, read_plan, read_store
 from csrepro.trials import plan_trials
 
 # Any method ids of the registry that fit in milliseconds; the tests do not depend on which.
@@ -147,6 +147,35 @@ def test_config_hash_covers_only_settings_that_change_numbers(tmp_path):
         assert set(ids(config(tmp_path, **changed)).values()).isdisjoint(base.values()), changed
     tweaked = ids(config(tmp_path, methods={**METHODS, "mcboost": {"n_estimators": 4}}))
     assert [k for k in base if tweaked[k] != base[k]] == [k for k in base if k[2] == "mcboost"]
+
+
+def test_the_plan_is_recorded_before_any_trial_runs(tmp_path, monkeypatch):
+    """The run records its planned trial keys (and, given ``full``, the full config's) in the store
+    before the first trial; a rerun of the same settings rewrites the same plan file."""
+    recorded = []
+
+    def no_trials(task, context):
+        recorded.append(read_plan(tmp_path / "t"))
+        raise RuntimeError("stop after the plan")
+
+    monkeypatch.setattr(runner, "run_task", no_trials)
+    reduced, full = config(tmp_path, n_trials=1, datasets=["sk_iris"]), config(tmp_path)
+    with pytest.raises(RuntimeError, match="stop after the plan"):
+        runner.run_experiment(reduced, full=full)
+    keys, plan = recorded[0]
+    want = {name: validate_config(c, runner.METRICS).exp for name, c in (("reduced", reduced), ("full", full))}
+    assert keys == {plan_key(exp) for exp in want.values()}
+    trials = plan_trials(want["full"])[1]
+    assert len(plan) == len(trials) == 8 and list(plan.columns) == list(PLAN_COLUMNS)
+    assert sorted(zip(plan["trial_id"], plan["config_hash"], plan["dataset"], plan["trial"], plan["method"],
+                      plan["params"])) == sorted((t.trial_id, t.config_hash, t.dataset, t.trial, t.method,
+                                                  t.params_json) for t in trials)
+    reduced_file = pd.read_parquet(plan_path(tmp_path / "t", plan_key(want["reduced"])))
+    assert sorted(reduced_file["trial_id"]) == sorted(t.trial_id for t in plan_trials(want["reduced"])[1])
+    monkeypatch.undo()
+    runner.run_experiment(full)
+    runner.run_experiment(full)
+    assert read_plan(tmp_path / "t")[0] == keys and len(list((tmp_path / "t" / "store").glob("plan-*"))) == 2
 
 
 def fake_data(name, train_labels, test_labels):

@@ -111,3 +111,37 @@ def test_an_unreadable_part_is_named_then_quarantined(tmp_path):
     assert moved == [tmp_path / store.QUARANTINE_DIR / bad.name] and moved[0].read_bytes() == truncated
     assert list(store.read_store(tmp_path)["trial_id"]) == ["a"]
     assert store.quarantine_damaged(tmp_path) == []
+
+
+def plan_rows(ids, dataset="d"):
+    return [{"trial_id": i, "config_hash": "h", "dataset": dataset, "trial": t, "method": "m", "params": "{}"}
+            for t, i in enumerate(ids)]
+
+
+def test_plans_are_a_union_of_files_beside_the_parts_that_reads_ignore(tmp_path):
+    """Plan files (one per plan key; rewriting a key replaces it) are read as the union of their rows;
+    read_store, compact and delete_trials see only the parts."""
+    keys, plan = store.read_plan(tmp_path)
+    assert keys == set() and plan.empty and list(plan.columns) == list(store.PLAN_COLUMNS)
+    store.write_part(tmp_path, rows(["a"]))
+    store.write_plan(tmp_path, "k1", plan_rows(["a", "b"]))
+    store.write_plan(tmp_path, "k2", pd.DataFrame(plan_rows(["a", "b", "c"])))
+    store.write_plan(tmp_path, "k1", plan_rows(["a", "b"]))  # a rerun of the same settings: the same file
+    keys, plan = store.read_plan(tmp_path)
+    assert keys == {"k1", "k2"} and list(plan.columns) == list(store.PLAN_COLUMNS)
+    assert sorted(plan["trial_id"]) == ["a", "b", "c"]
+    assert list(store.read_store(tmp_path)["trial_id"]) == ["a"]
+    store.write_part(tmp_path, rows(["b"]))
+    store.compact(tmp_path)
+    assert store.delete_trials(tmp_path, ["a"]) == 1
+    assert len(parts(tmp_path)) == 1 and list(store.read_store(tmp_path)["trial_id"]) == ["b"]
+    assert len(list(store.store_dir(tmp_path).glob(store.PLAN_GLOB))) == 2
+
+
+def test_a_damaged_plan_file_is_named(tmp_path):
+    store.write_plan(tmp_path, "k1", plan_rows(["a"]))
+    bad = store.plan_path(tmp_path, "k2")
+    bad.write_bytes(b"PAR1 truncated")
+    with pytest.raises(store.DamagedStoreError, match="plan-k2.parquet") as err:
+        store.read_plan(tmp_path)
+    assert err.value.paths == [bad]

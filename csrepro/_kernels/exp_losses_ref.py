@@ -1,9 +1,83 @@
-"""NumPy reference of :mod:`csrepro._kernels.exp_losses` (same maths, array at a time)."""
+"""NumPy reference of :mod:`csrepro._kernels.exp_losses` (same maths, array at a time).
+
+What is specific to a loss is a row of the tables below, as in the kernel's template: a family's
+exponent shift and whether G has the second sum (``FAMILY_TABLE``), an outer function's state
+scale, fold, value and derivatives (``OUTER_TABLE``); a loss's codes are its rows' indices.
+"""
+
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
-FAMILIES = {"margin": 0, "plain": 1, "pairwise": 2}
-OUTERS = {"identity": 0, "log1p": 1}
+
+class Family(NamedTuple):
+    """G = sum_j c_j exp(a_j) (times sum_k exp(-s_k) if ``paired``), a_j = s_j - ``shift(S, z)``."""
+
+    name: str
+    shift: Callable
+    paired: bool
+
+
+class Outer(NamedTuple):
+    """gamma(G) on the state G = e^m s (see the kernel's module docstring)."""
+
+    name: str
+    scale: Callable  # the state's scale from m
+    fold: Callable  # (scale, row divisor rho) -> the scale with rho folded in
+    value: Callable  # (s0, scale) -> gamma
+    derivatives: Callable  # (moments s0..s3 of s along the line, scale) -> gamma's first three derivatives
+    dense: Callable  # (m, moments g0..g2 of G / e^m) -> gamma and its first two derivatives
+
+
+def _true_scores(X, z):
+    return X[np.arange(len(z)), z][:, None]
+
+
+def _no_shift(X, z):
+    return 0.0
+
+
+def _log1p_derivatives(s, scale):
+    # derivatives of log(1 + e^m s0) = log(s0 + e^-m) + m; scale = e^-m
+    r1, r2, r3 = s[1] / (s[0] + scale), s[2] / (s[0] + scale), s[3] / (s[0] + scale)
+    return r1, r2 - r1 * r1, r3 - 3 * r1 * r2 + 2 * r1**3
+
+
+def _identity_dense(m, g):
+    em = np.exp(m)
+    return em * g[0], em * g[1], em * g[2]
+
+
+def _log1p_dense(m, g):
+    lg = m + np.log(g[0])
+    p = 1.0 / (1.0 + np.exp(-lg))
+    r1 = g[1] / g[0] * p
+    return np.logaddexp(0.0, lg), r1, g[2] / g[0] * p - r1 * r1
+
+
+# Beijbom et al. 2014
+FAMILY_TABLE = (
+    Family("margin", _true_scores, False),  # eqs. 20-22: a_j = s_j - s_z
+    Family("plain", _no_shift, False),  # eq. 12
+    Family("pairwise", _no_shift, True),  # eq. 14
+)
+OUTER_TABLE = (
+    Outer("identity", np.exp, lambda scale, rho: scale * rho, lambda s0, scale: scale * s0,
+          lambda s, scale: (scale * s[1], scale * s[2], scale * s[3]), _identity_dense),
+    Outer("log1p", lambda m: np.exp(-m), lambda scale, rho: scale / rho, lambda s0, scale: np.log1p(s0 / scale),
+          _log1p_derivatives, _log1p_dense),
+)
+FAMILIES = {f.name: code for code, f in enumerate(FAMILY_TABLE)}
+OUTERS = {o.name: code for code, o in enumerate(OUTER_TABLE)}
+
+
+def _leibniz(s, b):
+    """Moments of the product of two sums from theirs (as many as ``s`` has, 3 or 4)."""
+    p = [s[0] * b[0], s[1] * b[0] + s[0] * b[1], s[2] * b[0] + 2 * s[1] * b[1] + s[0] * b[2]]
+    if len(s) == 4:
+        p.append(s[3] * b[0] + 3 * (s[2] * b[1] + s[1] * b[2]) + s[0] * b[3])
+    return p
 
 
 def _moments(A, B, alpha):
@@ -11,30 +85,20 @@ def _moments(A, B, alpha):
     E = A + alpha * B
     m = np.max(E, axis=1, keepdims=True)
     T = np.exp(E - m)
-    return m[:, 0], T.sum(1), (T * B).sum(1), (T * B * B).sum(1)
+    return m[:, 0], [T.sum(1), (T * B).sum(1), (T * B * B).sum(1)]
 
 
 def sample_terms(S, g, v, z, C, family, outer, alpha):
     """Per-sample loss at ``alpha`` along S + alpha g v^T and its first two alpha-derivatives."""
-    idx = np.arange(S.shape[0])
+    fam = FAMILY_TABLE[family]
     with np.errstate(divide="ignore"):
         logc = np.log(C[z])  # -inf drops zero-cost terms
     G = g[:, None] * v[None, :]
-    if family == 0:
-        m, g0, g1, g2 = _moments(logc + S - S[idx, z][:, None], G - G[idx, z][:, None], alpha)
-    else:
-        m, g0, g1, g2 = _moments(logc + S, G, alpha)
-        if family == 2:
-            mb, b0, b1, b2 = _moments(-S, -G, alpha)
-            m = m + mb
-            g0, g1, g2 = g0 * b0, g1 * b0 + g0 * b1, g2 * b0 + 2 * g1 * b1 + g0 * b2
-    if outer == 0:
-        em = np.exp(m)
-        return em * g0, em * g1, em * g2
-    lg = m + np.log(g0)
-    p = 1.0 / (1.0 + np.exp(-lg))
-    r1 = g1 / g0 * p
-    return np.logaddexp(0.0, lg), r1, g2 / g0 * p - r1 * r1
+    m, s = _moments(logc + S - fam.shift(S, z), G - fam.shift(G, z), alpha)
+    if fam.paired:
+        mb, b = _moments(-S, -G, alpha)
+        m, s = m + mb, _leibniz(s, b)
+    return OUTER_TABLE[outer].dense(m, s)
 
 
 def line_totals(S, g, v, z, C, family, outer, alpha):
@@ -51,35 +115,31 @@ def _normalise(T, floor):
     return np.maximum(T / rho[:, None], floor), rho
 
 
-def _fold(scale, rho, outer):
-    return scale * rho if outer == 0 else scale / rho
-
-
 def load_state(S, z, C, family, outer, P, Q, scale):
     """The state of the loss terms at scores S (see the kernel's module docstring)."""
+    fam, out = FAMILY_TABLE[family], OUTER_TABLE[outer]
     c = C[z]
-    a = S - S[np.arange(len(z)), z][:, None] if family == 0 else S
+    a = S - fam.shift(S, z)
     m = np.where(c > 0, a, -np.inf).max(axis=1)
     with np.errstate(over="ignore", invalid="ignore"):
         P[:], rho = _normalise(np.where(c > 0, c * np.exp(np.maximum(a - m[:, None], -700.0)), 0.0),
                                TINY * c)
-        if family == 2:
+        if fam.paired:
             mb = (-S).max(axis=1)
             Q[:], rho_b = _normalise(np.exp(np.maximum(-S - mb[:, None], -700.0)), TINY)
             m, rho = m + mb, rho * rho_b
-        scale[:] = _fold(np.exp(m) if outer == 0 else np.exp(-m), rho, outer)
+        scale[:] = out.fold(out.scale(m), rho)
 
 
 def apply_step(P, Q, scale, z, C, factors, group, family, outer, rows=None):
     """Update (32) of the state: each term times its group's factor (see :func:`line_factors`;
     with ``rows``, sample i's factors are row ``rows[i]``)."""
-    nu = factors.shape[1] // 2 if family == 2 else factors.shape[1]
     factors = factors if rows is None else factors[rows]
     P[:], rho = _normalise(P * factors[:, group], TINY * C[z])
-    if family == 2:
-        Q[:], rho_b = _normalise(Q * factors[:, nu + group], TINY)
+    if FAMILY_TABLE[family].paired:
+        Q[:], rho_b = _normalise(Q * factors[:, factors.shape[1] // 2 + group], TINY)
         rho = rho * rho_b
-    scale[:] = _fold(scale, rho, outer)
+    scale[:] = OUTER_TABLE[outer].fold(scale, rho)
 
 
 def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B, with_loss=False):
@@ -88,17 +148,18 @@ def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B,
 
     Returns the summed loss when ``with_loss``, else 0.
     """
+    paired = FAMILY_TABLE[family].paired
     n, nu = P.shape[0], len(uniq)
     group = np.repeat(np.arange(nu), np.diff(starts))[np.argsort(order)]
     onehot = np.eye(nu)[group]  # (M, U): term j belongs to group group[j]
     A[:] = P @ onehot
-    B[:] = Q @ onehot if family == 2 else 0.0
+    B[:] = Q @ onehot if paired else 0.0
     ones = np.ones((n, nu))
     wh[:] = np.stack(_sample_derivatives(A, B, ones, ones, uniq, off, np.ones(n), scale, family, outer)[:len(wh)])
     if not with_loss:
         return 0.0
-    s0 = A.sum(1) * (B.sum(1) if family == 2 else 1.0)
-    return float(np.sum(scale * s0) if outer == 0 else np.sum(np.log1p(s0 / scale)))
+    s0 = A.sum(1) * (B.sum(1) if paired else 1.0)
+    return float(np.sum(OUTER_TABLE[outer].value(s0, scale)))
 
 
 def line_factors(uniq, off, g, family, alpha, work):
@@ -107,7 +168,7 @@ def line_factors(uniq, off, g, family, alpha, work):
     ag = alpha * g[:, None]
     with np.errstate(over="ignore"):
         work[:, :nu] = np.exp(np.maximum(ag * (uniq[None, :] - off[:, None]), -700.0))
-        if family == 2:
+        if FAMILY_TABLE[family].paired:
             work[:, nu:] = np.exp(np.maximum(-ag * uniq[None, :], -700.0))
 
 
@@ -117,17 +178,12 @@ def _grouped(A, X, b):
 
 
 def _sample_derivatives(A, B, XA, XB, uniq, off, g, scale, family, outer):
-    """Per-sample first three alpha-derivatives from the groups and their factors."""
+    """Per-sample first three alpha-derivatives from the groups and their factors (``XB``: pairwise only)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        s0, s1, s2, s3 = _grouped(A, XA, g[:, None] * (uniq[None, :] - off[:, None]))
-        if family == 2:
-            b0, b1, b2, b3 = _grouped(B, XB, -g[:, None] * uniq[None, :])
-            s0, s1, s2, s3 = (s0 * b0, s1 * b0 + s0 * b1, s2 * b0 + 2 * s1 * b1 + s0 * b2,
-                              s3 * b0 + 3 * (s2 * b1 + s1 * b2) + s0 * b3)
-        if outer == 0:
-            return scale * s1, scale * s2, scale * s3
-        r1, r2, r3 = s1 / (s0 + scale), s2 / (s0 + scale), s3 / (s0 + scale)
-        return r1, r2 - r1 * r1, r3 - 3 * r1 * r2 + 2 * r1**3
+        s = _grouped(A, XA, g[:, None] * (uniq[None, :] - off[:, None]))
+        if FAMILY_TABLE[family].paired:
+            s = _leibniz(s, _grouped(B, XB, -g[:, None] * uniq[None, :]))
+        return OUTER_TABLE[outer].derivatives(s, scale)
 
 
 def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows=None, row_g=None, row_off=None):
@@ -140,15 +196,14 @@ def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows
     else:
         line_factors(uniq, row_off, row_g, family, alpha, work)
         X = work[rows]
-    d = _sample_derivatives(A, B, X[:, :nu], X[:, nu:2 * nu] if family == 2 else None,
-                            uniq, off, g, scale, family, outer)
+    d = _sample_derivatives(A, B, X[:, :nu], X[:, nu:2 * nu], uniq, off, g, scale, family, outer)
     return tuple(float(np.sum(t)) for t in d)
 
 
 def aggregate_cells(A, B, scale, rows, family, out):
     """Per-cell sums of scale_i A[i, u] (pairwise: of scale_i A[i, u] B[i, k], column u U + k)."""
     W = scale[:, None] * A
-    if family == 2:
+    if FAMILY_TABLE[family].paired:
         W = (W[:, :, None] * B[:, None, :]).reshape(len(A), -1)
     out[:] = 0.0
     np.add.at(out, rows, W)

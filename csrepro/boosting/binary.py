@@ -16,6 +16,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csrepro.validation import check_binary_classes
+from csrepro.weak.base import WeakLearner
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.criteria import (
     Discrete,
@@ -89,9 +91,10 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         "stump": :class:`~csrepro.weak.stumps.StumpLearner`; "tree4":
         :class:`~csrepro.weak.trees.TreeLearner` with four terminal nodes; "histogram":
         :class:`~csrepro.weak.histograms.HistogramLearner` with ``hist_bins`` bins; "line":
-        :class:`~csrepro.weak.lines.LineLearner`.  Any object with ``fit(data, channels,
-        criterion)`` is used as is (keep it stateless: per-fit caches go in ``data.cache``).
-        Which ones apply depends on the booster's criterion.
+        :class:`~csrepro.weak.lines.LineLearner`.  Any object following the weak-learner
+        protocol of :mod:`csrepro.weak.base` (``fit(data, channels, criterion)``) is used as is
+        (keep it stateless: per-fit caches go in ``data.cache``).  Which ones apply depends on
+        the booster's criterion.
     max_bins : int or None
         None: one bin per distinct feature value (stumps and trees search all thresholds);
         else at most ``max_bins`` equal-count bins per feature.
@@ -158,7 +161,7 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         return logistic_inverse_link(F)
 
     # ----- engine ----------------------------------------------------------------------------
-    def _make_learner(self):
+    def _make_learner(self) -> WeakLearner:
         """``weak_learner`` itself when it is an object, else a new learner of that name."""
         wl = self.weak_learner
         if not isinstance(wl, str):
@@ -179,16 +182,7 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        if len(self.classes_) > 2:
-            raise ValueError(
-                f"Only binary classification is supported: {type(self).__name__} needs exactly 2 classes, but "
-                f"the training labels hold {len(self.classes_)} ({self.classes_.tolist()[:5]}); use a "
-                "multiclass method")
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs 2 classes but the training labels hold only 1 class "
-                f"({self.classes_[0]!r}); a single-class training fold cannot train a classifier "
-                "(use a stratified split)")
+        check_binary_classes(self, self.classes_)
         return X, np.where(y == self.classes_[1], 1.0, -1.0)
 
     @_fit_context(prefer_skip_nested_validation=True)

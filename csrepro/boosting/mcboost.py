@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,13 +13,16 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from csrepro._kernels import exp_losses, exp_losses_ref
 from csrepro.boosting.codewords import simplex_codewords
 from csrepro.boosting.line_search import newton_line_search
+from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
 from csrepro.losses.multiclass import MULTICLASS_LOSSES, get_loss
-from csrepro.weak.linear import LinearWeakLearner
+from csrepro.weak.binning import BinnedData
+from csrepro.weak.criteria import SignRegression
+from csrepro.weak.lines import LineLearner
 
 KERNELS = {"cython": exp_losses, "numpy": exp_losses_ref}
-_FITS: dict = {}  # memo of recent trainings, see MCBoostClassifier.fit
-_FITS_KEPT = 8
+#: the 8 most recently used trainings, see MCBoostClassifier.fit
+FITS = named_cache("mcboost_fits", maxsize=8)
 DECISIONS = ("argmax", "bayes")
 
 
@@ -156,8 +158,9 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
     The predictor f(x) in R^{M-1} scores class k by S_k = <y_k, f(x)> / 2 (23) with the simplex
     codewords of :func:`~csrepro.boosting.codewords.simplex_codewords`.  Each iteration visits
     the coordinates r = 1..M-1 in order: boosting weights w^r (34)-(37), the regression weak
-    learner g(x) = a x_j + b minimising the directional derivative (30) (see
-    :class:`~csrepro.weak.LinearWeakLearner`), the exact line search (31) for alpha, and the
+    learner g(x) = a x_j + b minimising the directional derivative (30) (the weak-learner protocol of
+    :mod:`csrepro.weak.base`: :class:`~csrepro.weak.lines.LineLearner` fitting the weights w under
+    :class:`~csrepro.weak.criteria.SignRegression`), the exact line search (31) for alpha, and the
     update f_r += alpha g (32).  Since every weak learner is affine in one feature, f is
     stored as an affine map ``coef_ @ x + intercept_``.
 
@@ -224,7 +227,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Training is a pure function of (X, y, loss, the costs the loss uses, T, line-search
         settings, backend); ``decision`` and, for ``loss="mcboost"``, the cost matrix only
-        act at prediction.  The 8 most recently used fits are memoised on that key in-process, so
+        act at prediction.  The 8 most recently used fits are cached on that key in-process (:data:`FITS`), so
         MCBoost and P-MCBoost on the same split, or MCBoost under different cost matrices,
         train once.
         """
@@ -247,18 +250,10 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
         self.codewords_ = simplex_codewords(M)
         kC = loss.kernel_costs(self.cost_matrix_)
-        key = hashlib.sha1(b"".join([
-            X.tobytes(), np.ascontiguousarray(z).tobytes(), kC.tobytes(),
-            repr((X.shape, self.loss, self.n_estimators, self.line_search_tol,
-                  self.line_search_max_iter, self.backend)).encode(),
-        ])).hexdigest()
-        if key in _FITS:
-            _FITS[key] = _FITS.pop(key)  # most recently used last
-        else:
-            _FITS[key] = self._train(X, z, loss, kC)
-            while len(_FITS) > _FITS_KEPT:
-                _FITS.pop(next(iter(_FITS)))
-        self.coef_, self.intercept_, self.train_loss_ = (a.copy() for a in _FITS[key])
+        key = fingerprint(X, z, kC, self.loss, self.n_estimators, self.line_search_tol, self.line_search_max_iter,
+                          self.backend)
+        fit = FITS.get(key, lambda: self._train(X, z, loss, kC))
+        self.coef_, self.intercept_, self.train_loss_ = (a.copy() for a in fit)
         return self
 
     def _train(self, X, z, loss, kC):
@@ -276,6 +271,8 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         sd[sd == 0] = 1.0
         Xs = np.ascontiguousarray((X - mu) / sd)
         columns = np.ascontiguousarray(Xs.T)  # contiguous feature columns for the line search
+        data = BinnedData(Xs, backend=self.backend)  # the line learner reads only the raw Xs: never binned
+        learner, criterion = LineLearner(), SignRegression()
 
         n = X.shape[0]
         coef = np.zeros((M - 1, X.shape[1]))
@@ -295,8 +292,8 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
                 w, total = step.prepare(state, with_loss=r == 0)
                 if r == 0:
                     train_loss[t] = total / n
-                g = LinearWeakLearner.fit(Xs, w, self.backend)
-                if g is None or not g.derivative < 0:
+                g = learner.fit(data, w[:, None], criterion)
+                if g is None or not g.score < 0:  # score: the directional derivative (30)
                     continue
                 alpha = step.line_search(columns, cells, g, state, self.line_search_tol, self.line_search_max_iter)
                 step.apply(state, alpha)

@@ -4,23 +4,29 @@
     python -m csrepro.report --all [key=value ...] every conf/exp/*.yaml with a store, then <results.root>/FIDELITY.md
     python -m csrepro.report --fidelity             FIDELITY.md alone, from the committed comparison.csv files
 
-key=value are OmegaConf dotlist overrides of the composed config (conf/config.yaml with the
-experiment under ``exp``), e.g. results.root=DIR (default "results", relative to the working
-directory).  Per experiment it writes, under <results.root>/<exp.name>/ (``--out DIR``:
-DIR/<exp.name>/, the store is still read from results.root): REPORT.md, comparison.csv,
-tables/<table>.md and .tex, and figures/*.png.  Only the stored trials that the composed config
-plans (csrepro.trials, as the runner plans them) are reported; rows of other settings still in
-the store are counted in REPORT.md and left out.  Everything is drawn in a scratch folder first
-and copied into place only once the whole report is made, so an error leaves the old report as
-it was.
+key=value are overrides of the composed config, as ``python -m csrepro.run +exp=EXP key=value``
+takes them (csrepro.config.compose: conf/config.yaml with the experiment under ``exp``), e.g.
+results.root=DIR (default "results", relative to the working directory) or exp.n_trials=2.  Per
+experiment it writes, under <results.root>/<exp.name>/ (``--out DIR``: DIR/<exp.name>/, the store
+is still read from results.root): REPORT.md, comparison.csv, tables/<table>.md and .tex, and
+figures/*.png.  The report never plans trials: it reads the plan the runs recorded in the store
+(csrepro.store, "The plan") and reports the stored trials of that plan which the composed config
+asks for (its datasets, trial indices, method ids and params under its settings); rows of other
+settings still in the store are counted in REPORT.md and left out.  Everything is drawn in a
+scratch folder first and copied into place only once the whole report is made, so an error
+leaves the old report as it was.
 
 A report never destroys a report:
 
 * no results (no store, an empty one, or none of the trials the config plans) is an error naming
-  the run command; nothing is written;
-* the *planned* trials are those conf/exp/EXP.yaml plans (plus any the overrides add), counted per
-  (dataset, trial index, method id).  A report with fewer (a reduced run such as exp.n_trials=2,
-  fewer datasets or methods, or an unfinished one) is PARTIAL: REPORT.md's title and first line
+  the run command; so is a store without a plan of this config (one written before runs recorded
+  their plans, or only by runs of other settings): rerunning the run command records it, running
+  no trial already stored; nothing is written;
+* the *planned* trials are those of the plan recorded by the runs (every ``python -m csrepro.run``
+  records conf/exp/EXP.yaml's full plan besides its own) that conf/exp/EXP.yaml or the composed
+  config asks for, counted per (dataset, trial index, method id); trials that only the report's
+  overrides ask for and no run planned are not counted.  A report with fewer (a reduced run such
+  as exp.n_trials=2, fewer datasets or methods, or an unfinished one) is PARTIAL: REPORT.md's title and first line
   say so ("PARTIAL: 120 of 3,000 planned trials"), every report has a "- Trials: k of n planned
   trials" line, and comparison.csv ends with ``n_trials, n_planned`` per cell (the trials its
   value is computed from, reported and planned; csrepro.report.compare);
@@ -34,9 +40,9 @@ A report never destroys a report:
   rewritten without an experiment it lists, unless ``--force``.
 
 Errors print one line, ``report error: ...``, on stderr and exit with status 2 for a missing or
-invalid experiment config, else 1: a missing or empty store, a report that would overwrite a
-fuller one, a damaged store (csrepro.store) (``--debug`` or HYDRA_FULL_ERROR=1: the traceback
-instead).
+invalid experiment config, else 1: a missing or empty store, a store without the plan, a report
+that would overwrite a fuller one, a damaged store (csrepro.store) (``--debug`` or
+HYDRA_FULL_ERROR=1: the traceback instead).
 """
 
 from __future__ import annotations
@@ -55,7 +61,8 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
-from csrepro.config import ConfigError
+from csrepro import methods
+from csrepro.config import ConfigError, compose, dataset_settings, plan_key, validate_config
 from csrepro.provenance import REPO_ROOT, git_commit
 from csrepro.report.compare import PUBLISHED_COLUMNS, compare, load_published, with_trial_counts
 from csrepro.report.derived import family_values
@@ -72,19 +79,19 @@ from csrepro.report.tables import (
     reproduce,
     table_specs,
 )
-from csrepro.store import PART_GLOB, atomic_write, read_store, store_dir
+from csrepro.store import PART_GLOB, atomic_write, read_plan, read_store, store_dir
 
 
 class ReportError(Exception):
     """An error of the report command that it explains in one line (``report error: ...``)."""
 
 
-class MissingConfigError(ReportError, FileNotFoundError):
-    """No conf/exp/<exp>.yaml; the message lists the known experiments."""
-
-
 class NoResultsError(ReportError):
     """The experiment has no stored results of the trials its config plans; nothing was written."""
+
+
+class NoPlanError(ReportError):
+    """The store holds no plan of the config (csrepro.store, "The plan"); nothing was written."""
 
 
 class OverwriteError(ReportError):
@@ -102,44 +109,6 @@ class Provenance:
     def line(self) -> str:
         """One sentence naming command, date and commit."""
         return f"Generated by `{self.command}` on {self.date} at git commit {self.commit}."
-
-
-def load_config(exp: str, conf_dir, overrides=()) -> DictConfig:
-    """conf/config.yaml (minus its Hydra defaults list), conf/exp/<exp>.yaml under ``exp``, then overrides.
-
-    The experiment file's own defaults list is applied as the runner's Hydra composition does for
-    config groups (``/protocol: kfold`` -> exp.protocol, ``/dataset@per_dataset: x`` ->
-    exp.per_dataset), before the file's body.  An experiment file that already has a top-level
-    ``exp`` key is merged as it is.
-    """
-    conf_dir = Path(conf_dir)
-    path = conf_dir / "exp" / f"{exp}.yaml"
-    if not path.is_file():
-        known = sorted(p.stem for p in (conf_dir / "exp").glob("*.yaml"))
-        raise MissingConfigError(f"no experiment config {path}; known experiments: {known}. "
-                                "Name one of them, or point --conf-dir at the folder holding exp/")
-    base_path = conf_dir / "config.yaml"
-    base = OmegaConf.load(base_path) if base_path.is_file() else OmegaConf.create()
-    base.pop("defaults", None)
-    exp_file = OmegaConf.load(path)
-    exp_cfg = exp_file if "exp" in exp_file else OmegaConf.create({"exp": _with_group_defaults(exp_file, conf_dir)})
-    return OmegaConf.merge(base, exp_cfg, OmegaConf.from_dotlist(list(overrides)))
-
-
-def _with_group_defaults(exp_file: DictConfig, conf_dir: Path) -> DictConfig:
-    """``exp_file`` without its defaults list, on top of the config-group files and the other
-    experiment files (a bare name: conf/exp/<name>.yaml, which it extends) that list names."""
-    out = OmegaConf.create()
-    for entry in exp_file.pop("defaults", None) or []:
-        if not OmegaConf.is_dict(entry):
-            if entry != "_self_":  # "_self_": the file's body comes last
-                out = OmegaConf.merge(out, _with_group_defaults(OmegaConf.load(conf_dir / "exp" / f"{entry}.yaml"),
-                                                                conf_dir))
-            continue
-        (key, name), = entry.items()
-        group, _, package = str(key).lstrip("/").partition("@")
-        OmegaConf.update(out, package or group, OmegaConf.load(conf_dir / group / f"{name}.yaml"), merge=True)
-    return OmegaConf.merge(out, exp_file)
 
 
 def _select(cfg: DictConfig, *keys: str, default=None):
@@ -161,26 +130,36 @@ def run_command(exp: str, overrides=()) -> str:
     return shlex.join(["python", "-m", "csrepro.run", f"+exp={exp}", *overrides])
 
 
-def _plan(cfg: DictConfig) -> list:
-    """The trials ``cfg`` plans, as the runner plans them (validated config, csrepro.trials)."""
-    from csrepro.config import validate_config
+def validated(cfg: DictConfig) -> DictConfig:
+    """``cfg`` checked as the runner checks it (csrepro.config.validate_config with the runner's metrics)."""
     from csrepro.runner import METRICS
-    from csrepro.trials import plan_trials
 
-    runner_cfg = OmegaConf.masked_copy(cfg, [key for key in cfg if key != "hydra"])
-    return plan_trials(validate_config(runner_cfg, METRICS).exp)[1]
+    return validate_config(cfg, METRICS)
+
+
+def selects(planned: pd.DataFrame, exp: DictConfig) -> pd.Series:
+    """Which rows of a store's plan the validated ``exp`` asks for: its datasets, trial indices below
+    their n_trials and method ids with their params, under its settings' config hash
+    (csrepro.config.dataset_settings). Boolean, aligned with ``planned``."""
+    wanted = {(s.dataset, s.config_hash, method, params): s.n_trials
+              for s in dataset_settings(exp).values() for method, params in s.methods}
+    keys = zip(planned["dataset"], planned["config_hash"], planned["method"], planned["params"])
+    return pd.Series([t < wanted.get(key, 0) for key, t in zip(keys, planned["trial"])], index=planned.index,
+                     dtype=bool)
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What a report reads and what it is measured against.
+    """What a report reads and what it is measured against, read from the plan the runs recorded in
+    the store (csrepro.store, "The plan"; the report never plans).
 
-    ``ids``: trial ids the composed config (with the overrides) plans, the stored trials the
-    report reads; ``base_ids``: those of the config file's plan that ``ids`` lacks (stored ones
-    are left out of a reduced report, but they are not of other settings); ``keys``: (dataset,
-    trial, method) of every trial the experiment plans, i.e. its config file's plan together with
-    the composed config's (so a reduced override such as exp.n_trials=2 still counts against the
-    full plan, and one that adds trials counts them).
+    ``ids``: trial ids of the plan that the composed config (with the overrides) asks for, the
+    stored trials the report reads; ``base_ids``: those the config file asks for that ``ids``
+    lacks (stored ones are left out of a reduced report, but they are not of other settings);
+    ``keys``: (dataset, trial, method) of every planned trial the experiment asks for, i.e. its
+    config file's together with the composed config's (so a reduced override such as
+    exp.n_trials=2 still counts against the full plan, and one that adds trials counts them when a
+    run planned them).
     """
 
     ids: frozenset
@@ -188,18 +167,34 @@ class Plan:
     keys: frozenset
 
     @classmethod
-    def of(cls, exp: str, cfg: DictConfig, conf_dir=None) -> Plan:
-        trials = _plan(cfg)
-        ids = frozenset(t.trial_id for t in trials)
-        keys, base_ids = {(t.dataset, t.trial, t.method) for t in trials}, set()
-        conf_dir = Path(conf_dir or REPO_ROOT / "conf")
-        if (conf_dir / "exp" / f"{exp}.yaml").is_file():
-            base = load_config(exp, conf_dir)
-            if _select(base, "exp") != _select(cfg, "exp"):  # else the same plan
-                base_trials = _plan(base)
-                keys |= {(t.dataset, t.trial, t.method) for t in base_trials}
-                base_ids = {t.trial_id for t in base_trials} - ids
+    def of(cls, planned: pd.DataFrame, cfg: DictConfig, full: DictConfig | None = None) -> Plan:
+        """The plan of the validated ``cfg`` among ``planned`` (csrepro.store.read_plan), measured
+        against the validated ``full`` (the config file without overrides; None: ``cfg``)."""
+        chosen = planned[selects(planned, cfg.exp)]
+        ids = frozenset(chosen["trial_id"])
+        keys, base_ids = set(zip(chosen["dataset"], chosen["trial"], chosen["method"])), set()
+        if full is not None and full is not cfg:
+            base = planned[selects(planned, full.exp)]
+            keys |= set(zip(base["dataset"], base["trial"], base["method"]))
+            base_ids = set(base["trial_id"]) - ids
         return cls(ids, frozenset(base_ids), frozenset(keys))
+
+    @classmethod
+    def read(cls, name: str, exp_dir: Path, cfg: DictConfig, full: DictConfig | None, fix: str) -> Plan:
+        """:meth:`of` the store's plan; NoPlanError (naming ``fix``, the run command that records it)
+        when the store has none, or none recorded by a run of ``cfg``'s or ``full``'s settings."""
+        recorded, planned = read_plan(exp_dir)
+        folder = store_dir(exp_dir)
+        if planned.empty:
+            raise NoPlanError(f"{name}: the store {folder} holds no plan (it was written before runs recorded their "
+                              f"planned trials); run `{fix}` to record it (it resumes: no stored trial runs "
+                              "again); nothing was written")
+        if not {plan_key(c.exp) for c in (cfg, full) if c is not None} & recorded:
+            raise NoPlanError(f"{name}: the plan in {folder} was recorded by runs of other settings than this config's "
+                              "(the experiment file changed since, or the runs had other exp.* overrides); run "
+                              f"`{fix}` to record this config's plan (it resumes: only trials not yet stored run), "
+                              "or report with the run's overrides; nothing was written")
+        return cls.of(planned, cfg, full)
 
     @property
     def n(self) -> int:
@@ -225,24 +220,26 @@ def _no_results(name: str, exp: str, why: str, overrides=()) -> NoResultsError:
                           "(nothing was written)")
 
 
-def _read_store(exp_dir: Path, plan: Plan) -> tuple[pd.DataFrame, int, int, str]:
-    """The stored trials among ``plan.ids`` (csrepro.store.read_store), one row per (dataset,
-    method, trial); the numbers of stored trials left out: of the config file's plan (a report
-    reduced by its overrides) and of other settings; and, when there are none to report, why
-    (else "")."""
+def _read_store(name: str, exp_dir: Path, cfg: DictConfig, full: DictConfig | None, fix: str
+                ) -> tuple[pd.DataFrame, Plan | None, int, int, str]:
+    """The stored trials the plan of ``cfg`` (:meth:`Plan.read`) holds (csrepro.store.read_store), one
+    row per (dataset, method, trial); the plan; the numbers of stored trials left out: of the config
+    file's plan (a report reduced by its overrides) and of other settings; and, when there are none
+    to report, why (else "")."""
     folder = store_dir(exp_dir)
     if why := _no_store(exp_dir):
-        return pd.DataFrame(), 0, 0, why
+        return pd.DataFrame(), None, 0, 0, why
     store = read_store(exp_dir)
     if store.empty:
-        return store, 0, 0, f"the store {folder} holds no trials"
+        return store, None, 0, 0, f"the store {folder} holds no trials"
+    plan = Plan.read(name, exp_dir, cfg, full, fix)
     planned = store["trial_id"].isin(plan.ids)
     reduced = int(store["trial_id"].isin(plan.base_ids).sum())
     unplanned = int((~planned).sum()) - reduced
     if not planned.any():
-        return pd.DataFrame(), reduced, unplanned, (f"none of the {reduced + unplanned} trials in the store {folder} "
-                                                    "is one this config (with the overrides) plans")
-    return latest_trials(store[planned]), reduced, unplanned, ""
+        return pd.DataFrame(), plan, reduced, unplanned, (f"none of the {reduced + unplanned} trials in the store "
+                                                          f"{folder} is one this config (with the overrides) plans")
+    return latest_trials(store[planned]), plan, reduced, unplanned, ""
 
 
 def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
@@ -336,14 +333,26 @@ def _trials_line(exp: str, reported: int, reduced: int, planned: int, overrides)
     return f"- Trials: {reported:,} of {planned:,} planned trials{rest}"
 
 
+def _method_lines(methods_cfg) -> list[str]:
+    """One line per method entry of the experiment: its registry id (csrepro.methods) and that id's source."""
+    lines = []
+    for key, entry in methods_cfg.items():
+        name = (entry or {}).get("method", key)
+        alias = "" if name == key else f" (method `{name}`)"
+        lines.append(f"- `{key}`{alias}: {methods.get_method(name).source}")
+    return lines
+
+
 def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenance, *, conf_dir=None,
                       force: bool = False, out=None, overrides=()) -> ExperimentFidelity:
     """Write one experiment's REPORT.md, comparison.csv, tables and figures; returns its comparison.
 
-    The report goes to <results.root>/<exp.name>/, or <out>/<exp.name>/; ``conf_dir`` holds
-    exp/<exp>.yaml, the plan the report is measured against (default: the repository's conf/).
-    Raises NoResultsError (no stored trial of the plan) or OverwriteError (see check_overwrite)
-    before writing anything.
+    ``cfg`` is the composed config (csrepro.config.compose), validated here as the runner
+    validates it. The report goes to <results.root>/<exp.name>/, or <out>/<exp.name>/;
+    ``conf_dir`` holds exp/<exp>.yaml, the config file whose plan (recorded in the store by the
+    runs) the report is measured against (default: the repository's conf/). Raises NoResultsError
+    (no stored trial of the plan), NoPlanError (no plan of the config in the store) or
+    OverwriteError (see check_overwrite) before writing anything.
     """
     name = _select(cfg, "exp.name", default=exp)
     paper = _select(cfg, "exp.paper", "paper")
@@ -352,8 +361,9 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
                          f"in conf/exp/{exp}.yaml")
     exp_dir = results_root(cfg) / name
     target = Path(out) / name if out is not None else exp_dir
-    plan = Plan.of(exp, cfg, conf_dir)  # validates the config first, as the runner does
-    store, reduced, unplanned, why = _read_store(exp_dir, plan)
+    checked = validated(cfg)  # first, as the runner does
+    full = _full_config(exp, cfg, checked, conf_dir)
+    store, plan, reduced, unplanned, why = _read_store(name, exp_dir, checked, full, run_command(exp, overrides))
     if store.empty:
         raise _no_results(name, exp, why, overrides)
     partial = len(store) < plan.n
@@ -414,6 +424,7 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
                  *([f"- Not read: {reduced} stored trials of conf/exp/{exp}.yaml that this report's overrides "
                     "leave out"] if reduced else []),
                  *([left_out] if unplanned else []),
+                 "", "## Methods", "", *_method_lines(methods_cfg),
                  "", "## Fidelity", "",
                  f"{c['within']} of {c['published']} published cells ({source}) within tolerance, {c['outside']} "
                  f"outside, {c['missing']} without a reproduced value; cell by cell in comparison.csv"
@@ -425,6 +436,16 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
     status = f", PARTIAL: {len(store):,} of {plan.n:,} planned trials" if partial else ""
     print(f"{name}: {target / 'REPORT.md'} ({c['within']}/{c['published']} cells within tolerance{status})")
     return ExperimentFidelity(name, paper, comparison)
+
+
+def _full_config(exp: str, cfg: DictConfig, checked: DictConfig, conf_dir) -> DictConfig | None:
+    """The validated config file conf/exp/<exp>.yaml without overrides (``checked`` when the overrides
+    leave ``exp`` as the file has it); None when ``conf_dir`` has no such file."""
+    conf_dir = Path(conf_dir or REPO_ROOT / "conf")
+    if not (conf_dir / "exp" / f"{exp}.yaml").is_file():
+        return None
+    base = compose(exp, conf_dir=conf_dir)
+    return checked if _select(base, "exp") == _select(cfg, "exp") else validated(base)
 
 
 def _install(stage: Path, target: Path) -> None:
@@ -487,7 +508,8 @@ def main(argv=None) -> int:
                              "from results.root)")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     parser.add_argument("--conf-dir", default=REPO_ROOT / "conf",
-                        help="config folder holding exp/ (default: %(default)s)")
+                        help="Hydra config folder holding config.yaml and exp/, composed as the runner composes "
+                             "conf/ (default: %(default)s)")
     parser.add_argument("--experiments-dir", default=REPO_ROOT / "experiments",
                         help="folder of <paper>/published.csv (default: %(default)s)")
     ns = parser.parse_intermixed_args(argv)
@@ -505,19 +527,19 @@ def main(argv=None) -> int:
         if debug:
             raise
         print(f"report error: {_one_line(err)}", file=sys.stderr)
-        return 2 if isinstance(err, (MissingConfigError, ConfigError)) else 1
+        return 2 if isinstance(err, ConfigError) else 1
 
 
 def _run(ns, names: list[str], overrides: list[str], prov: Provenance, debug: bool) -> int:
     options = {"conf_dir": ns.conf_dir, "force": ns.force, "out": ns.out, "overrides": overrides}
     if names:
-        report_experiment(names[0], load_config(names[0], ns.conf_dir, overrides), ns.experiments_dir, prov,
+        report_experiment(names[0], compose(names[0], overrides, conf_dir=ns.conf_dir), ns.experiments_dir, prov,
                           **options)
         return 0
     exps = sorted(p.stem for p in (Path(ns.conf_dir) / "exp").glob("*.yaml"))
     if not exps:
         raise ReportError(f"no experiment configs in {Path(ns.conf_dir) / 'exp'}; point --conf-dir at the conf folder")
-    cfgs = {e: load_config(e, ns.conf_dir, overrides) for e in exps}
+    cfgs = {e: compose(e, overrides, conf_dir=ns.conf_dir) for e in exps}
     paperless = [e for e, cfg in cfgs.items() if not _select(cfg, "exp.paper", "paper")]
     if paperless:
         print(f"skipping experiments that reproduce no paper: {paperless}")

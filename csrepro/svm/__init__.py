@@ -1,4 +1,7 @@
-"""Cost-sensitive SVMs (Masnadi-Shirazi thesis, Ch. V): CS-SVM, BP-SVM, BM-SVM and the SMO dual solver."""
+"""Cost-sensitive SVMs (Masnadi-Shirazi thesis, Ch. V): CS-SVM, BP-SVM, BM-SVM and the SMO dual solver.
+
+Their model selection (Sec. V.E, Tables V.1-V.2) is :mod:`csrepro.selection.svm`.
+"""
 
 from csrepro.svm.cs_svm import (
     CostSensitiveSVC,

@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from csrepro._kernels import smo, smo_ref
 from csrepro.costs import validate_cost_matrix
 from csrepro.losses.binary import check_cs_svm_costs
+from csrepro.validation import check_binary_classes
 
 __all__ = ["CostSensitiveSVC", "DualSolution", "StandardForm", "dual_terms", "kernel_matrix", "resolve_costs", "solve_dual",
            "standard_form"]
@@ -290,12 +291,7 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        if len(self.classes_) > 2:
-            raise ValueError(f"Only binary classification is supported. y has {len(self.classes_)} classes "
-                             f"{self.classes_.tolist()[:10]}; wrap the SVM in sklearn.multiclass.OneVsRestClassifier")
-        if len(self.classes_) < 2:
-            raise ValueError(f"the SVM needs 2 classes but y holds only 1 class ({self.classes_[0]!r}); "
-                             "a single-class training fold cannot train a classifier (use a stratified split)")
+        check_binary_classes(self, self.classes_)
         self.gamma_ = self._resolve_gamma(X)
         self.C1_, self.C_minus1_ = resolve_costs(self.variant, self.C1, self.C_minus1, self.cost_matrix)
         return X, np.where(y == self.classes_[1], 1.0, -1.0)

@@ -10,18 +10,23 @@ bins of about equal training counts (quantiles).
 
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from csrepro._kernels import histogram, histogram_ref
+from csrepro.cache import fingerprint, named_cache
 
 BACKENDS = {"cython": histogram, "numpy": histogram_ref}
-_BINNED: OrderedDict = OrderedDict()  # memo of recent binnings, see BinnedData.memoised
-_BINNED_KEPT = 8
+#: the 8 most recently used binnings, see BinnedData.memoised
+BINNED = named_cache("binned_data", maxsize=8)
+
+
+def check_max_bins(max_bins) -> None:
+    """ValueError unless ``max_bins`` is None (one bin per distinct value) or an integer >= 2."""
+    if max_bins is not None and not (isinstance(max_bins, (int, np.integer)) and max_bins >= 2):
+        raise ValueError(f"max_bins must be None (all thresholds) or an integer >= 2, got {max_bins!r}")
 
 
 def quantile_groups(counts: np.ndarray, max_groups: int | None) -> np.ndarray:
@@ -59,8 +64,7 @@ class BinMapper:
     @classmethod
     def fit_transform(cls, X: np.ndarray, max_bins: int | None = None) -> tuple[BinMapper, np.ndarray]:
         """The mapper of :meth:`fit` and the codes of ``X`` (as :meth:`transform`, from the same sort)."""
-        if max_bins is not None and not (isinstance(max_bins, (int, np.integer)) and max_bins >= 2):
-            raise ValueError(f"max_bins must be None (all thresholds) or an integer >= 2, got {max_bins!r}")
+        check_max_bins(max_bins)
         X = np.asarray(X, dtype=np.float64)
         codes = np.empty(X.shape, dtype=np.int32)
         thresholds, values, counts = [], [], []
@@ -102,35 +106,46 @@ class BinMapper:
 
 
 class BinnedData:
-    """Training features binned once per fit: raw ``X``, ``codes`` (n, d) int32, the ``mapper``.
+    """The training data of a weak learner (:mod:`csrepro.weak.base`): raw ``X``, ``codes`` (n, d) int32,
+    the ``mapper``; binned once per fit, on first use of ``codes`` or ``mapper`` (learners on raw features,
+    such as lines, never bin).
 
-    ``histogram(channels, samples)`` is the one per-sample pass every weak learner uses;
-    ``cache`` holds what learners derive once per fit (bin groupings, squared features).
+    ``histogram(channels, samples)`` is the one per-sample pass every binned weak learner uses;
+    ``cache`` holds what learners derive once per fit (bin groupings, squared features).  ``backend``
+    names the kernels learners use ("cython", or "numpy" for their NumPy references).
     """
 
     def __init__(self, X: np.ndarray, max_bins: int | None = None, backend: str = "cython"):
         if backend not in BACKENDS:
             raise ValueError(f"backend={backend!r} is not valid; choose one of {sorted(BACKENDS)}")
+        check_max_bins(max_bins)
         self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self.mapper, self.codes = BinMapper.fit_transform(self.X, max_bins)
+        self.max_bins, self.backend = max_bins, backend
         self.kernel = BACKENDS[backend]
         self.n_samples, self.n_features = self.X.shape
         self.cache = {}
+
+    @cached_property
+    def _binned(self) -> tuple[BinMapper, np.ndarray]:
+        return BinMapper.fit_transform(self.X, self.max_bins)
+
+    @property
+    def mapper(self) -> BinMapper:
+        """The bins of each feature (:class:`BinMapper`)."""
+        return self._binned[0]
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Bin of each training value, C-contiguous int32 (n, d)."""
+        return self._binned[1]
 
     @classmethod
     def memoised(cls, X: np.ndarray, max_bins: int | None = None, backend: str = "cython") -> BinnedData:
         """``BinnedData(X, max_bins, backend)``, shared by fits on the same X (e.g. a grid of costs or
         detection rates on one training split): the 8 most recently used binnings are kept, keyed
-        on the bytes of X.  Treat the result as read-only (``cache`` entries are deterministic)."""
+        on the bytes of X (:data:`BINNED`).  Treat the result as read-only (``cache`` entries are deterministic)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        key = (hashlib.sha1(X.tobytes()).hexdigest(), X.shape, max_bins, backend)
-        if key in _BINNED:
-            _BINNED.move_to_end(key)
-        else:
-            _BINNED[key] = cls(X, max_bins, backend)
-            while len(_BINNED) > _BINNED_KEPT:
-                _BINNED.popitem(last=False)
-        return _BINNED[key]
+        return BINNED.get(fingerprint(X, max_bins, backend), lambda: cls(X, max_bins, backend))
 
     def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None) -> np.ndarray:
         """Sums of ``channels`` (n, k) per flat bin, shape (total_bins, k), over ``samples`` (None: all)."""

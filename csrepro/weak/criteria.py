@@ -12,7 +12,13 @@ tree, the bins of a histogram) and only ever sees per-cell sums S of per-sample 
   ``neg[:, 1]`` of negatives classified -1 (the four totals of (VI.40)-(VI.41)).
 * :class:`Cells` -- real-valued weak learners (RealBoost-style histograms, regression stumps,
   trees): cell c outputs ``value(S_c)`` and a candidate's loss is sum_c ``loss(S_c, value(S_c))``;
-  the smallest wins.  Both callables are vectorised over leading axes of S (..., k).
+  the smallest wins.  Both callables are vectorised over leading axes of S (..., k).  ``value``
+  may return a K-vector per cell, (..., K): the learner's cells then hold K-vectors (see
+  :mod:`csrepro.weak.base`).
+
+Lines g(x) = a x_j + b (:class:`~csrepro.weak.lines.LineLearner`) are fitted on the raw features,
+not on cells: :class:`LeastSquares` (channels (w, w z)) and :class:`SignRegression` (MCBoost's
+eq. 30, channel w) say what they fit.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Cells", "Discrete", "LeastSquares", "class_channels", "posterior_cells", "wls_channels"]
+__all__ = ["Cells", "Criterion", "Discrete", "LeastSquares", "SignRegression", "class_channels", "posterior_cells",
+           "wls_channels"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +104,19 @@ class LeastSquares:
 
     def loss(self, S, f):
         return -S[..., 1] * self.value(S)
+
+
+@dataclass(frozen=True)
+class SignRegression:
+    """Criterion of MCBoost's weak learner (Beijbom et al. 2014, eq. 30) on one channel, the boosting weights w.
+
+    For each feature the line g = a x_j + b fits the targets -sign(w_i) with weights |w_i| by
+    weighted least squares; the line of smallest directional derivative sum_i w_i g(x_i) (27)
+    wins.  That derivative is the weighted SSE minus sum_i |w_i|: the same fit and score as
+    :class:`LeastSquares` on ``wls_channels(|w|, -sign(w))``, computed by the kernel
+    :mod:`csrepro._kernels.linear_scan` straight from w.  Only the line learner fits it.
+    """
+
+
+#: what a weak learner's ``fit`` accepts as ``criterion`` (each learner raises TypeError for kinds it cannot fit)
+Criterion = Discrete | Cells | LeastSquares | SignRegression

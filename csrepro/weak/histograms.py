@@ -15,13 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from csrepro.weak.binning import BinnedData, quantile_groups
-from csrepro.weak.criteria import Discrete
+from csrepro.weak.criteria import Discrete, SignRegression
 from csrepro.weak.splits import first_min
 
 
 @dataclass(frozen=True, eq=False)
 class HistogramStep:
-    """A fitted histogram learner: bin c = #{edges < x_feature}; ``values`` (n_cells,) per bin."""
+    """A fitted histogram learner: bin c = #{edges < x_feature}; ``values`` (n_cells,) per bin, or
+    (n_cells, K) K-vectors."""
 
     feature: int
     edges: np.ndarray
@@ -30,7 +31,7 @@ class HistogramStep:
     score: float
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """h(x) for each row of X."""
+        """h(x) for each row of X: shape (n,), or (n, K) for K-vector bins."""
         return self.values[np.searchsorted(self.edges, X[:, self.feature], side="left")]
 
 
@@ -58,7 +59,7 @@ class HistogramLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> HistogramStep:
         """The feature whose per-bin outputs minimise the summed cell loss (ties: lowest index)."""
-        if isinstance(criterion, Discrete):
+        if isinstance(criterion, (Discrete, SignRegression)):
             raise TypeError("the histogram learner outputs one real value per bin; give it a Cells criterion "
                             "(e.g. csrepro.weak.criteria.posterior_cells), or use stumps/trees for -1/+1 outputs")
         starts, first, edges = self.layout(data)

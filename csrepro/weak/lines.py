@@ -1,10 +1,15 @@
-"""Regression lines g(x) = a x_j + b by weighted least squares on working responses (LogitBoost-style).
+"""Regression lines g(x) = a x_j + b on one raw feature, by weighted least squares; two criteria.
 
-For :func:`~csrepro.weak.criteria.wls_channels` (w, w z), each feature j gets the fit of
-(VI.48) in the closed form (VI.52)-(VI.53), and the feature of smallest weighted squared error
-(VI.51) is chosen.  The sums <x_j>_w, <x_j^2>_w, <x_j z>_w are matrix-vector products over the
-raw features (exact, whatever the binning).  See :class:`csrepro.weak.LinearWeakLearner` for
-the variant fitting -sign(w) with weights |w| used by MCBoost.
+* :class:`~csrepro.weak.criteria.LeastSquares` on :func:`~csrepro.weak.criteria.wls_channels`
+  (w, w z) -- working responses z (LogitBoost-style): each feature j gets the fit of (VI.48) in
+  the closed form (VI.52)-(VI.53), and the feature of smallest weighted squared error (VI.51) is
+  chosen.  The sums <x_j>_w, <x_j^2>_w, <x_j z>_w are matrix-vector products over the raw
+  features (exact, whatever the binning).
+* :class:`~csrepro.weak.criteria.SignRegression` on one channel, MCBoost's boosting weights w
+  (Beijbom et al. 2014, Sec. 5, eq. 30): targets -sign(w) with weights |w|, by the kernel
+  :mod:`csrepro._kernels.linear_scan` (or its NumPy reference, ``data.backend`` "numpy").
+
+Neither bins the features: the learner reads only ``data.X``.
 """
 
 from __future__ import annotations
@@ -13,15 +18,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from csrepro._kernels import linear_scan, linear_scan_ref
 from csrepro.weak.binning import BinnedData
-from csrepro.weak.criteria import LeastSquares
+from csrepro.weak.criteria import LeastSquares, SignRegression
+
+KERNELS = {"cython": linear_scan, "numpy": linear_scan_ref}  # the sign regression's scan, by data.backend
 
 CONST_TOL = 1e-12  # relative weighted variance below which a feature counts as constant
 
 
 @dataclass(frozen=True, eq=False)
 class Line:
-    """A fitted g(x) = a * x[:, feature] + b; ``score`` = weighted SSE minus sum w z^2."""
+    """A fitted g(x) = a * x[:, feature] + b; ``score`` = weighted SSE minus sum w z^2 (for
+    :class:`~csrepro.weak.criteria.SignRegression`: the directional derivative sum w g, eq. 27)."""
 
     feature: int
     a: float
@@ -37,10 +46,15 @@ class LineLearner:
     """Best single-feature weighted least-squares line (ties: lowest feature index)."""
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Line | None:
-        """The line minimising (VI.51); None when all weights are zero."""
+        """The line minimising (VI.51), or eq. 30 of MCBoost; None when all weights are zero."""
+        if isinstance(criterion, SignRegression):
+            if np.shape(channels)[1] != 1:
+                raise ValueError(f"SignRegression takes one channel, the weights w; got {np.shape(channels)[1]}")
+            j, a, b, derivative = KERNELS[data.backend].wls_scan(data.X, np.ascontiguousarray(channels[:, 0]))
+            return None if j < 0 else Line(int(j), float(a), float(b), float(derivative))
         if not isinstance(criterion, LeastSquares):
             raise TypeError("the line learner fits weighted least squares; give it a LeastSquares criterion "
-                            "with wls_channels(w, z)")
+                            "with wls_channels(w, z), or SignRegression with the weights w")
         if "X2" not in data.cache:
             data.cache["X2"] = data.X * data.X
         X, X2 = data.X, data.cache["X2"]

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from csrepro.weak.binning import BinnedData
-from csrepro.weak.criteria import Discrete
+from csrepro.weak.criteria import Discrete, SignRegression
 from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
 
 
 @dataclass(frozen=True, eq=False)
 class Stump:
-    """A fitted stump.  Cells are (left, right): ``values`` (2,) outputs, ``cell_sums`` (2, k)
-    channel sums of the training samples on each side; ``score`` is the criterion's value."""
+    """A fitted stump.  Cells are (left, right): ``values`` (2,) outputs, or (2, K) K-vectors, ``cell_sums``
+    (2, k) channel sums of the training samples on each side; ``score`` is the criterion's value."""
 
     feature: int
     threshold: float
@@ -29,8 +29,8 @@ class Stump:
     score: float
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """h(x) for each row of X."""
-        return np.where(X[:, self.feature] <= self.threshold, self.values[0], self.values[1])
+        """h(x) for each row of X: shape (n,), or (n, K) for K-vector cells."""
+        return self.values[np.where(X[:, self.feature] <= self.threshold, 0, 1)]
 
 
 class StumpLearner:
@@ -39,6 +39,8 @@ class StumpLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Stump | None:
         """The stump minimising ``criterion``; None when every feature is constant."""
+        if isinstance(criterion, SignRegression):
+            raise TypeError("stumps fit Discrete or Cells criteria; SignRegression is the line learner's")
         flat, feature, b = data.candidates
         if len(flat) == 0:
             return None

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from csrepro.weak.binning import BinnedData
-from csrepro.weak.criteria import Discrete
+from csrepro.weak.criteria import Discrete, SignRegression
 from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
 
 RTOL = 1e-12  # relative decrease of the criterion below which a split counts as no gain
@@ -34,7 +34,8 @@ RTOL = 1e-12  # relative decrease of the criterion below which a split counts as
 @dataclass(frozen=True, eq=False)
 class Tree:
     """A fitted tree.  Node arrays: ``feature`` (-1 at leaves), ``threshold``, children ``left`` /
-    ``right``, ``leaf`` (cell index at leaves, -1 inside); cells: ``values``, ``cell_sums``."""
+    ``right``, ``leaf`` (cell index at leaves, -1 inside); cells: ``values`` (L,) or (L, K) K-vectors,
+    ``cell_sums`` (L, k)."""
 
     feature: np.ndarray
     threshold: np.ndarray
@@ -54,7 +55,7 @@ class Tree:
         return self.leaf[node]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """h(x) for each row of X."""
+        """h(x) for each row of X: shape (n,), or (n, K) for K-vector leaves."""
         return self.values[self.apply(X)]
 
 
@@ -78,6 +79,8 @@ class TreeLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Tree | None:
         """The greedily grown tree; None when every feature is constant."""
+        if isinstance(criterion, SignRegression):
+            raise TypeError("trees fit Discrete or Cells criteria; SignRegression is the line learner's")
         if len(data.candidates[0]) == 0:
             return None
         counted = np.ones((len(channels), np.shape(channels)[1] + 1))  # last channel: sample counts

@@ -15,7 +15,7 @@ from csrepro.boosting.cost_sensitive import (
     CSRealBoostClassifier,
     resolve_binary_costs,
 )
-from csrepro.boosting.cs_baselines import AdaCostClassifier, CSB0Classifier
+from csrepro.boosting.cost_sensitive_baselines import AdaCostClassifier, CSB0Classifier
 from csrepro.methods import make_estimator
 
 

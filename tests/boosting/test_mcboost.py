@@ -133,14 +133,14 @@ def test_cost_free_training_is_shared(iris):
     from csrepro.boosting import mcboost
 
     X, y = iris
-    mcboost._FITS.clear()
+    mcboost.FITS.clear()
     a = MCBoostClassifier(loss="mcboost", cost_matrix=_sym_costs(3, 7), n_estimators=4).fit(X, y)
     b = MCBoostClassifier(loss="mcboost", cost_matrix=_sym_costs(3, 8), decision="bayes", n_estimators=4).fit(X, y)
-    assert len(mcboost._FITS) == 1
+    assert len(mcboost.FITS) == 1
     np.testing.assert_array_equal(a.coef_, b.coef_)
     MCBoostClassifier(loss="gll", cost_matrix=_sym_costs(3, 7), n_estimators=4).fit(X, y)
     MCBoostClassifier(loss="gll", cost_matrix=_sym_costs(3, 8), n_estimators=4).fit(X, y)
-    assert len(mcboost._FITS) == 3  # GLL uses the costs: two trainings
+    assert len(mcboost.FITS) == 3  # GLL uses the costs: two trainings
 
 
 def test_labels_cover_classes_missing_from_training(iris):
@@ -188,7 +188,7 @@ def test_cell_line_search_equals_per_sample(digits, loss, monkeypatch):
                                                      line_search_tol=1e-11, backend=backend).fit(X, y)
     cells, cells_ref = fit(), fit("numpy")
     monkeypatch.setattr(mcboost, "feature_cells", lambda columns, n_offsets: [None] * len(columns))
-    mcboost._FITS.clear()
+    mcboost.FITS.clear()
     plain = fit()
     for other in (plain, cells_ref):
         np.testing.assert_allclose(cells.coef_, other.coef_, rtol=1e-7, atol=1e-9)

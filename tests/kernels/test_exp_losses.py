@@ -30,6 +30,26 @@ def _codes(name):
     return loss, exp_losses.FAMILIES[loss.family], exp_losses.OUTERS[loss.outer]
 
 
+def test_kernel_and_reference_tables_agree():
+    """The template's and the reference's tables give every loss the same codes."""
+    assert exp_losses.FAMILIES == exp_losses_ref.FAMILIES == {"margin": 0, "plain": 1, "pairwise": 2}
+    assert exp_losses.OUTERS == exp_losses_ref.OUTERS == {"identity": 0, "log1p": 1}
+    for name in LOSSES:
+        loss = get_loss(name)
+        assert exp_losses_ref.FAMILY_TABLE[exp_losses.FAMILIES[loss.family]].name == loss.family
+        assert exp_losses_ref.OUTER_TABLE[exp_losses.OUTERS[loss.outer]].name == loss.outer
+
+
+@pytest.mark.parametrize("family, outer", [(3, 0), (-1, 0), (0, 2)])
+def test_unknown_loss_codes_raise(family, outer):
+    S, z, C, g, v = _problem(0, n=5)
+    with pytest.raises(ValueError, match="unknown loss codes"):
+        _state(exp_losses, S, z, C, family, outer)
+    if outer == 0:
+        with pytest.raises(ValueError, match="unknown loss codes"):
+            exp_losses.line_factors(np.unique(v), np.zeros(5), g, family, 0.5, np.empty((5, 2 * len(v))))
+
+
 @pytest.mark.parametrize("name", LOSSES)
 @pytest.mark.parametrize("alpha", [0.0, 0.7, -1.3])
 def test_line_totals_match_loss_objects(name, alpha):
@@ -192,7 +212,7 @@ def test_line_start_matches_reference():
 def _cells_problem(seed, fam):
     """A line with g constant on cells (feature value x offset group), as MCBoost's feature_cells give."""
     S, z, C, _, v = _problem(seed, n=80)
-    uniq, group, order, starts = _groups(v)
+    uniq, group, _, _ = _groups(v)
     rng = np.random.default_rng(seed)
     values = rng.normal(size=5)
     codes = rng.integers(0, 5, len(z)).astype(np.intp)

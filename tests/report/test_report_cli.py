@@ -8,16 +8,18 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
+from hydra import compose as hydra_compose
+from hydra import initialize_config_dir
 from omegaconf import OmegaConf
 
-from csrepro.config import validate_config
+from csrepro import store as store_module
+from csrepro.config import ConfigError, compose, plan_key, validate_config
 from csrepro.provenance import git_commit
 from csrepro.report import figures
-from csrepro.report.__main__ import load_config, main
+from csrepro.report.__main__ import main
 from csrepro.report.compare import CSV_COLUMNS, load_published
 from csrepro.report.provenance import read_run_info
-from csrepro.runner import METRICS
+from csrepro.runner import METRICS, plan_rows
 from csrepro.trials import plan_trials
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,15 +42,14 @@ report:
 """
 
 
-def planned_ids(conf: Path) -> dict:
-    """(dataset, trial, method) -> trial id, as the runner plans the toy experiment."""
-    cfg = load_config("toy", conf)
-    return {(t.dataset, t.trial, t.method): t.trial_id for t in plan_trials(validate_config(cfg, METRICS).exp)[1]}
-
-
-def write_store(exp_dir: Path, ids: dict):
+def write_store(exp_dir: Path, conf: Path):
     """Five trials per published cell, and one row of a trial the config does not plan (an earlier
-    setting's), whose wild risk must not reach the report."""
+    setting's), whose wild risk must not reach the report; with the plan a run of the toy experiment
+    records (csrepro.runner.record_plan)."""
+    exp = validate_config(compose("toy", conf_dir=conf), METRICS).exp
+    trials = plan_trials(exp)[1]
+    store_module.write_plan(exp_dir, plan_key(exp), plan_rows(trials))
+    ids = {(t.dataset, t.trial, t.method): t.trial_id for t in trials}
     rows = []
     for i, c in enumerate(PUBLISHED[PUBLISHED["row"].isin(DATASETS)].itertuples()):
         for t, off in enumerate(np.roll(OFFSETS, i)):  # rolled: paired differences vary across trials
@@ -60,7 +61,6 @@ def write_store(exp_dir: Path, ids: dict):
                 "n_classes": 6, "versions": "{}", "git_commit": "abc1234", "finished_at": f"2025-01-0{t + 1}T00:00:00",
             })
     rows.append({**rows[0], "trial_id": "not-planned", "risk": 99.0})
-    (exp_dir / "store").mkdir(parents=True)
     pd.DataFrame(rows).to_parquet(exp_dir / "store" / "part-0.parquet", index=False)
 
 
@@ -81,9 +81,9 @@ def setup(tmp_path, monkeypatch):
     conf = tmp_path / "conf"
     (conf / "exp").mkdir(parents=True)
     (conf / "exp" / "toy.yaml").write_text(EXP_YAML)
-    (conf / "config.yaml").write_text("defaults:\n  - exp: toy\nresults:\n  root: unused\n")
+    (conf / "config.yaml").write_text("defaults:\n  - csrepro_schema\n  - _self_\nresults:\n  root: unused\n")
     results = tmp_path / "results"
-    write_store(results / "toy", planned_ids(conf))
+    write_store(results / "toy", conf)
     run_info = {"command": "python -m csrepro.run exp=toy", "started": "2025-01-01T00:00:00",
                 "finished": "2025-01-01T00:01:40", "wall_seconds": 100.0, "git_commit": "abc1234"}
     (results / "toy" / "run_info.json").write_text(json.dumps(run_info))
@@ -156,8 +156,8 @@ def test_cli_errors(tmp_path):
     with pytest.raises(SystemExit):
         main(["a", "b"])
     (tmp_path / "exp").mkdir()
-    with pytest.raises(FileNotFoundError, match="known experiments"):
-        load_config("nope", tmp_path)
+    with pytest.raises(ConfigError, match="known experiments"):
+        compose("nope", conf_dir=tmp_path)
     with pytest.raises(ValueError, match="unknown figure id 'nope'"):
         figures.get_figure("nope", "guess_averse")
 
@@ -169,12 +169,15 @@ def test_figures_come_from_the_paper_folder():
         figures.get_figure("figure3", "")
 
 
-def test_load_config_nesting_and_overrides(tmp_path):
+def test_compose_nesting_and_overrides(tmp_path):
+    """csrepro.config.compose, the composition of the runner and the report, on a --conf-dir of its own."""
     (tmp_path / "exp").mkdir()
+    (tmp_path / "config.yaml").write_text("defaults:\n  - csrepro_schema\n  - _self_\n")
     (tmp_path / "exp" / "flat.yaml").write_text("name: flat\npaper: p\n")
-    (tmp_path / "exp" / "nested.yaml").write_text("exp:\n  name: nested\n  paper: q\n")
-    assert load_config("flat", tmp_path, ["results.root=R"]).exp.paper == "p"
-    cfg = load_config("nested", tmp_path, ["exp.paper=z"])
+    (tmp_path / "exp" / "nested.yaml").write_text("# @package _global_\nexp:\n  name: nested\n  paper: q\n")
+    cfg = compose("flat", ["results.root=R"], conf_dir=tmp_path)
+    assert (cfg.exp.paper, cfg.results.root) == ("p", "R")
+    cfg = compose("nested", ["exp.paper=z"], conf_dir=tmp_path)
     assert (cfg.exp.name, cfg.exp.paper) == ("nested", "z")
     # an experiment file extending another: its defaults first, then its own body
     (tmp_path / "protocol").mkdir()
@@ -182,8 +185,13 @@ def test_load_config_nesting_and_overrides(tmp_path):
     (tmp_path / "exp" / "base.yaml").write_text("defaults:\n  - /protocol: kfold\n  - _self_\nname: base\npaper: p\n"
                                                "protocol: {n_splits: 10}\n")
     (tmp_path / "exp" / "child.yaml").write_text("defaults:\n  - base\n  - _self_\nname: child\n")
-    cfg = load_config("child", tmp_path)
+    cfg = compose("child", conf_dir=tmp_path)
     assert (cfg.exp.name, cfg.exp.paper, cfg.exp.protocol.n_splits) == ("child", "p", 10)
+    # errors are one-line ConfigErrors naming the field
+    with pytest.raises(ConfigError, match="exp has no 'n_trial'"):
+        compose("flat", ["exp.n_trial=2"], conf_dir=tmp_path)
+    with pytest.raises(ConfigError, match=r"Could not override 'exp.methods.x'.*use \+exp.methods.x=1"):
+        compose("flat", ["exp.methods.x=1"], conf_dir=tmp_path)
 
 
 def test_provenance_helpers(tmp_path):
@@ -196,11 +204,10 @@ def test_provenance_helpers(tmp_path):
 
 @pytest.mark.parametrize("exp", sorted(p.stem for p in (ROOT / "conf" / "exp").glob("*.yaml")))
 def test_report_config_is_the_runners(exp):
-    """The report's composition of conf/exp/<exp>.yaml validates to the runner's Hydra composition,
-    so the report keeps exactly the trials the runner plans."""
+    """csrepro.config.compose (the report's composition of conf/exp/<exp>.yaml) validates to the
+    runner's Hydra composition of ``+exp=<exp>``."""
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
-        runner = compose("config", overrides=[f"+exp={exp}"])
-    report = load_config(exp, ROOT / "conf")
-    report = OmegaConf.masked_copy(report, [k for k in report if k != "hydra"])
-    assert (OmegaConf.to_container(validate_config(report, METRICS), resolve=True)
+        runner = hydra_compose("config", overrides=[f"+exp={exp}"])
+    report = compose(exp, metric_names=METRICS)
+    assert (OmegaConf.to_container(report, resolve=True)
             == OmegaConf.to_container(validate_config(runner, METRICS), resolve=True))

@@ -79,15 +79,16 @@ def test_thesis_figures_draw_from_a_store(tmp_path):
 
 def test_report_config_applies_the_experiment_group_defaults(tmp_path):
     """The report reads per_dataset aliases and protocols from config groups, as the runner's Hydra composition does."""
-    from csrepro.report.__main__ import load_config
+    from csrepro.config import compose
 
     (tmp_path / "exp").mkdir()
+    (tmp_path / "config.yaml").write_text("defaults:\n  - csrepro_schema\n  - _self_\n")
     (tmp_path / "dataset").mkdir()
     (tmp_path / "protocol").mkdir()
     (tmp_path / "protocol" / "kfold.yaml").write_text("name: kfold\nn_splits: 5\n")
     (tmp_path / "dataset" / "aliases.yaml").write_text("g10: {dataset: two_gaussians, protocol: {train_size: 10}}\n")
     (tmp_path / "exp" / "e.yaml").write_text("defaults:\n  - /protocol: kfold\n  - /dataset@per_dataset: aliases\n"
                                              "  - _self_\nname: e\nprotocol: {n_splits: 3}\n")
-    cfg = load_config("e", tmp_path)
+    cfg = compose("e", conf_dir=tmp_path)
     assert OmegaConf.to_container(cfg.exp.protocol) == {"name": "kfold", "n_splits": 3}
     assert cfg.exp.per_dataset.g10.protocol.train_size == 10 and "defaults" not in cfg.exp

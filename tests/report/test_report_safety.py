@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 from csrepro import store as store_module
+from csrepro.config import compose, plan_key
 from csrepro.report import figures
-from csrepro.report.__main__ import NoResultsError, load_config, main
+from csrepro.report.__main__ import NoResultsError, main, validated
 from csrepro.report.compare import COMPARISON_COLUMNS, CSV_COLUMNS, TRIAL_COLUMNS
 from csrepro.report.figures import paper_module
 from csrepro.runner import run_experiment
@@ -65,16 +66,17 @@ def tiny(tmp_path):
         shutil.copytree(ROOT / "conf" / group, conf / group)
     (conf / "exp").mkdir()
     (conf / "exp" / "tiny.yaml").write_text(TINY)
-    (conf / "config.yaml").write_text("results:\n  root: unused\n")
+    (conf / "config.yaml").write_text("defaults:\n  - csrepro_schema\n  - _self_\nresults:\n  root: unused\n")
     experiments = tmp_path / "experiments"
     (experiments / "tiny").mkdir(parents=True)
     (experiments / "tiny" / "published.csv").write_text(PUBLISHED)
     results = tmp_path / "results"
 
     def run(n_trials):
-        cfg = load_config("tiny", conf, [f"results.root={results}", f"exp.n_trials={n_trials}", "runner.n_jobs=1",
-                                         "runner.progress=false"])
-        return run_experiment(cfg, command=f"pytest tiny n_trials={n_trials}")
+        cfg = compose("tiny", [f"results.root={results}", f"exp.n_trials={n_trials}", "runner.n_jobs=1",
+                               "runner.progress=false"], conf_dir=conf)
+        # as `python -m csrepro.run` does: the experiment file's plan is recorded beside the run's
+        return run_experiment(cfg, command=f"pytest tiny n_trials={n_trials}", full=compose("tiny", conf_dir=conf))
 
     def report(*args):
         return main([*args, "--conf-dir", str(conf), "--experiments-dir", str(experiments),
@@ -116,7 +118,7 @@ def test_partial_reports_are_marked_and_never_overwrite_fuller_ones(tiny, tmp_pa
     assert snapshot(results) == before
 
     # nor does an unfinished one (two trials of sk_wine gone from the store)
-    wine_t1 = pd.read_parquet(next((out / "store").glob("*.parquet")))
+    wine_t1 = pd.read_parquet(next((out / "store").glob(store_module.PART_GLOB)))
     gone = wine_t1[(wine_t1["dataset"] == "sk_wine") & (wine_t1["trial"] == 1)]["trial_id"]
     assert store_module.delete_trials(out, gone) == 2
     assert report("tiny") == 1
@@ -160,7 +162,7 @@ def test_an_error_while_drawing_leaves_the_old_report(tiny, monkeypatch, capsys)
 
     monkeypatch.setattr(figures, "paper_module", lambda paper: SimpleNamespace(FIGURES={"boom": boom}))
     capsys.readouterr()
-    assert report("tiny", "exp.report.figures=[boom]") == 1
+    assert report("tiny", "+exp.report.figures=[boom]") == 1
     one_line_error(capsys, "RuntimeError: the plot broke (unexpected; rerun with --debug for the traceback)")
     assert snapshot(results) == before
 
@@ -183,15 +185,49 @@ def test_no_results_is_an_error_that_writes_nothing(tmp_path, capsys, state, mes
     store = results / "guess_averse_uci" / "store"
     if state != "missing":
         store.mkdir()
-    if state == "other settings":
+    if state == "other settings":  # the config's plan is recorded, the one stored trial is of another setting
         pd.DataFrame([{"trial_id": "old", "dataset": "ecoli", "method": "mcboost", "trial": 0, "risk": 1.0,
                        "finished_at": "2025"}]).to_parquet(store / "part-0.parquet")
+        cfg = validated(compose("guess_averse_uci"))
+        store_module.write_plan(store.parent, plan_key(cfg.exp), [{"trial_id": "new", "config_hash": "h",
+                                "dataset": "ecoli", "trial": 0, "method": "mcboost", "params": "{}"}])
     before = snapshot(results)
     assert main(["guess_averse_uci", f"results.root={results}"]) == 1
     one_line_error(capsys, "report error: guess_averse_uci: no results to report: ", message,
                    f"run `python -m csrepro.run +exp=guess_averse_uci results.root={results}` first",
                    "(nothing was written)")
     assert snapshot(results) == before
+
+
+def test_a_store_without_the_plan_of_the_config_names_the_run_that_records_it(tiny, capsys):
+    """A store written before runs recorded their plans, or only by runs of other settings (the experiment
+    file changed since), is an error naming the run command; that run records the plan, running only the
+    trials not yet stored."""
+    conf, experiments, results, run, report = tiny
+    folder = results / "tiny" / "store"
+    run(2)
+    plans = sorted(folder.glob(store_module.PLAN_GLOB))
+    assert len(plans) == 1  # a full run: its plan is the experiment file's
+    for path in plans:
+        path.unlink()
+    before = snapshot(results)
+    fix = f"run `python -m csrepro.run +exp=tiny results.root={results}`"
+    assert report("tiny") == 1
+    one_line_error(capsys, f"tiny: the store {folder} holds no plan", fix, "nothing was written")
+    assert snapshot(results) == before
+    run(2)  # resumes: nothing runs, the plan is recorded
+    assert '"ran": 0' in (results / "tiny" / "run_info.json").read_text()
+    assert report("tiny") == 0 and "8 of 8 planned trials (complete)" in (results / "tiny" / "REPORT.md").read_text()
+
+    (conf / "exp" / "tiny.yaml").write_text(TINY.replace("{mcboost: {n_estimators: 3}", "{mcboost: {n_estimators: 4}"))
+    before = snapshot(results)
+    assert report("tiny") == 1
+    one_line_error(capsys, f"tiny: the plan in {folder} was recorded by runs of other settings", fix)
+    assert snapshot(results) == before
+    run(2)  # runs the 4 new mcboost trials
+    assert report("tiny") == 0
+    text = (results / "tiny" / "REPORT.md").read_text()
+    assert "8 of 8 planned trials (complete)" in text and "- Left out: 4 stored trials of settings" in text
 
 
 def test_cli_error_is_one_line_and_debug_shows_the_traceback(tmp_path, monkeypatch):

@@ -61,6 +61,17 @@ def test_bad_max_bins():
         BinMapper.fit(np.ones((3, 1)), max_bins=1)
     with pytest.raises(ValueError, match="backend"):
         BinnedData(np.ones((3, 1)), backend="fortran")
+    with pytest.raises(ValueError, match="max_bins"):  # checked at once, though the binning waits
+        BinnedData(np.ones((3, 1)), max_bins=1)
+
+
+def test_binning_waits_for_first_use():
+    X = np.random.default_rng(0).normal(size=(30, 4)).round(1)
+    data = BinnedData(X, max_bins=5)
+    assert "_binned" not in vars(data)  # learners on raw features (lines) never pay for the binning
+    m, codes = BinMapper.fit_transform(X, 5)
+    np.testing.assert_array_equal(data.codes, codes)
+    assert data.mapper.total_bins == m.total_bins and data.codes is data.codes
 
 
 def test_memoised_binning_is_shared_per_training_set():

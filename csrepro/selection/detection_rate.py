@@ -7,11 +7,12 @@ to minimize ... the number of false positives at a given detection rate" (Sec. V
 every grid point is scored by its pooled out-of-fold decision values, its threshold is the
 largest one meeting the detection rate (:func:`csrepro.metrics.detection_at_rate`), the point with
 the fewest out-of-fold false positives wins (ties: first in grid order), and it is refitted on
-all training data with that cross-validated threshold.  (:class:`csrepro.svm.selection.
+all training data with that cross-validated threshold.  (:class:`csrepro.selection.svm.
 DetectionRateSVC` is the same protocol with warm-started SMO solves for the Ch. V SVMs.)
 
 The out-of-fold scores and refits do not depend on the target rate, so they are kept in a small
-per-process memo keyed by (estimator, grid, folds, training data): the method ids of one method
+per-process cache (:data:`CROSS_VALIDATIONS`, :mod:`csrepro.cache`) keyed by (estimator, grid,
+folds, training data): the method ids of one method
 at five detection rates, run one after the other on a trial's training part, share one
 cross-validation.  The inner folds are seeded by ``cv_seed``, not by ``random_state`` (which
 the runner derives from the method id), so that they are shared too; ``cv_seed`` also seeds
@@ -20,8 +21,6 @@ randomised estimators (random forests).
 
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
 from numbers import Integral, Real
 
 import numpy as np
@@ -31,32 +30,20 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csrepro.cache import fingerprint, named_cache
 from csrepro.metrics import detection_at_rate
+from csrepro.validation import check_binary_classes
 
-__all__ = ["CV_CONSTRAINT", "DetectionRateClassifier", "POSITIVES", "clear_memo", "detected_class", "detected_labels",
-           "inner_folds", "select_at_rate", "signed_for_last"]
+__all__ = ["CROSS_VALIDATIONS", "CV_CONSTRAINT", "DetectionRateClassifier", "POSITIVES", "detected_class",
+           "detected_labels", "inner_folds", "select_at_rate", "signed_for_last"]
 
 #: the detected class: ``classes_[1]`` ("last") or the rarer training class ("minority")
 POSITIVES = ("last", "minority")
 #: ``cv`` of the detection-rate selectors (scikit-learn parameter constraint): leave-one-out or k >= 2 folds
 CV_CONSTRAINT = [StrOptions({"loo"}), Interval(Integral, 2, None, closed="left")]
 
-_MEMO: OrderedDict = OrderedDict()
-MEMO_SIZE = 8
-
-
-def clear_memo() -> None:
-    """Forget all memoised cross-validations (e.g. before timing a fit)."""
-    _MEMO.clear()
-
-
-def _digest(*arrays) -> str:
-    h = hashlib.sha1()
-    for a in arrays:
-        a = np.ascontiguousarray(a)
-        h.update(str((a.dtype, a.shape)).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
+#: out-of-fold scores and refits of the 8 most recently used (estimator, grid, folds, training data)
+CROSS_VALIDATIONS = named_cache("detection_rate_cv", maxsize=8)
 
 
 def inner_folds(ys, cv, seed):
@@ -169,26 +156,22 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         return est
 
     def _cross_validate(self, X, y, ys, template, grid):
-        """Memo entry {"scores": [out-of-fold decision values per grid point], "models": {}} of (X, y)."""
+        """Cached entry {"scores": [out-of-fold decision values per grid point], "models": {}} of (X, y)."""
         est = self._template(template, {})
-        key = (f"{type(est).__module__}.{type(est).__qualname__}",
-               repr(sorted(est.get_params(deep=False).items(), key=str)), repr(grid),
-               repr(self.cv), self.cv_seed, _digest(X, y))
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            return _MEMO[key]
-        splits = self._splits(ys)
-        scores = []
-        for params in grid:
-            s = np.empty(len(y))
-            for train, test in splits:
-                s[test] = self._template(template, params).fit(X[train], y[train]).decision_function(X[test])
-            scores.append(s)
-        entry = {"scores": scores, "models": {}}
-        _MEMO[key] = entry
-        while len(_MEMO) > MEMO_SIZE:
-            _MEMO.popitem(last=False)
-        return entry
+        key = fingerprint(f"{type(est).__module__}.{type(est).__qualname__}",
+                          repr(sorted(est.get_params(deep=False).items(), key=str)), grid, self.cv, self.cv_seed, X, y)
+
+        def cross_validate():
+            splits = self._splits(ys)
+            scores = []
+            for params in grid:
+                s = np.empty(len(y))
+                for train, test in splits:
+                    s[test] = self._template(template, params).fit(X[train], y[train]).decision_function(X[test])
+                scores.append(s)
+            return {"scores": scores, "models": {}}
+
+        return CROSS_VALIDATIONS.get(key, cross_validate)
 
     @_fit_context(prefer_skip_nested_validation=False)  # the estimator's fits validate its (grid) parameters
     def fit(self, X, y):
@@ -197,9 +180,7 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        if len(self.classes_) != 2:
-            raise ValueError(f"Only binary classification is supported. {type(self).__name__} got "
-                             f"{len(self.classes_)} class(es) {self.classes_.tolist()[:10]}; give it exactly two classes")
+        check_binary_classes(self, self.classes_)
         self.pos_label_ = detected_class(y, self.classes_, self.positive)
         z = (y == self.pos_label_).astype(int)  # the estimator sees the detected class as 1
         ys = np.where(z == 1, 1.0, -1.0)

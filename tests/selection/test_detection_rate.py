@@ -1,12 +1,12 @@
-"""The generic detection-rate model selection (thesis Sec. VI.E): hand cases, ties, memo sharing, errors."""
+"""The generic detection-rate model selection (thesis Sec. VI.E): hand cases, ties, cache sharing, errors."""
 
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 
-from csrepro.detection_rate import DetectionRateClassifier, clear_memo
 from csrepro.metrics import detection_stats
+from csrepro.selection.detection_rate import CROSS_VALIDATIONS, DetectionRateClassifier
 
 
 class FeatureScore(ClassifierMixin, BaseEstimator):
@@ -32,7 +32,7 @@ Y_HAND = np.array([1, 1, 1, 1, 0, 0, 0, 0])
 
 def test_hand_case():
     """75% of 4 positives = 3: threshold = 3rd largest positive score; sign -1 would give 4 false positives."""
-    clear_memo()
+    CROSS_VALIDATIONS.clear()
     sel = DetectionRateClassifier(FeatureScore(), {"sign": [-1.0, 1.0]}, target_detection_rate=0.75, cv=2).fit(
         X_HAND, Y_HAND)
     assert sel.best_params_ == {"sign": 1.0} and sel.threshold_ == 3.0
@@ -70,7 +70,7 @@ def test_minority_class_can_be_the_detected_one():
 
 def test_rates_share_one_cross_validation():
     """Five rates on the same training data: the grid is cross-validated once (2 points x 2 folds + refit)."""
-    clear_memo()
+    CROSS_VALIDATIONS.clear()
     FeatureScore.fits = 0
     for rate in (0.5, 0.75, 1.0):
         DetectionRateClassifier(FeatureScore(), {"sign": [-1.0, 1.0]}, target_detection_rate=rate, cv=2,
@@ -79,14 +79,14 @@ def test_rates_share_one_cross_validation():
 
 
 class NegatedScore(FeatureScore):
-    """Same parameters as FeatureScore, opposite scores: must not share its memo entry."""
+    """Same parameters as FeatureScore, opposite scores: must not share its cache entry."""
 
     def decision_function(self, X):
         return -super().decision_function(X)
 
 
-def test_memo_tells_estimator_classes_apart():
-    clear_memo()
+def test_cache_tells_estimator_classes_apart():
+    CROSS_VALIDATIONS.clear()
     a = DetectionRateClassifier(FeatureScore(), target_detection_rate=0.75, cv=2).fit(X_HAND, Y_HAND)
     b = DetectionRateClassifier(NegatedScore(), target_detection_rate=0.75, cv=2).fit(X_HAND, Y_HAND)
     assert (a.threshold_, b.threshold_) == (3.0, -4.0)

@@ -6,8 +6,9 @@ import pytest
 from csrepro import methods
 from csrepro.metrics import detection_at_rate, detection_stats
 from csrepro.runner import METRICS, Predictions
-from csrepro.svm import CostSensitiveSVC, selection
-from csrepro.svm.selection import CostRatioSVC, DetectionRateSVC, cost_grid
+from csrepro.selection import svm as selection
+from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC, cost_grid
+from csrepro.svm import CostSensitiveSVC
 
 
 def _problem(n=80, seed=0):
@@ -145,7 +146,7 @@ def test_cost_ratio_needs_a_cost_matrix_and_feasible_scales():
 
 
 def test_rates_and_variants_share_solves_without_changing_results():
-    """Fits at every rate after a memoised first fit equal fits from an empty memo, in any order."""
+    """Fits at every rate after a cached first fit equal fits from an empty cache, in any order."""
     X, y = _problem(n=60, seed=6)
     kw = {"C_grid": [0.5, 2.0], "C1_grid": [1.0, 4.0], "C_minus1_grid": [1.0, 2.0], "cv": "loo"}
 
@@ -157,12 +158,12 @@ def test_rates_and_variants_share_solves_without_changing_results():
         return out
 
     order = [(v, r) for v in ("cs", "bp", "bm") for r in (0.8, 0.9)]
-    selection._PATHS.clear()
+    selection.PATHS.clear()
     shared = fit_all(order)
-    n_paths = len(selection._PATHS)  # bp: 4 weight pairs; cs adds (4, 3) at C' = 1.5 C; bm none
+    n_paths = len(selection.PATHS)  # bp: 4 weight pairs; cs adds (4, 3) at C' = 1.5 C; bm none
     assert n_paths == 5
     for key in order:
-        selection._PATHS.clear()
+        selection.PATHS.clear()
         alone = fit_all([key])[key]
         assert alone[0] == shared[key][0] and alone[1] == shared[key][1]
         np.testing.assert_array_equal(alone[2], shared[key][2])

@@ -1,4 +1,5 @@
-"""Inner model selection for experiment entries with ``inner_cv: {param, values, folds}`` (csrepro.config.MethodEntry)."""
+"""Inner cross-validation of one parameter for experiment entries with ``inner_cv: {param, values, folds}``
+(csrepro.config.MethodEntry)."""
 
 from __future__ import annotations
 

@@ -15,15 +15,15 @@ are the same problem (CS-SVM with C_{-1} = 1, BP-SVM with C_1 = C_{-1} = 1 and B
 the plain SVM at those weights) are solved once.  For fixed class weights the C values form a
 path, solved in increasing C with each full solution warm-starting the next, followed by its
 out-of-fold decision values (leave-one-out: :func:`csrepro._kernels.smo.loo_decision_values`,
-which re-solves only for support vectors).  Kernel matrices and paths are memoised in-process
-on a hash of the training data and every setting they depend on, so the seven detection rates
-of a variant, and the variants among each other, reuse them; a path is a pure function of its
-key, so results do not depend on which fits ran before.
+which re-solves only for support vectors).  Kernel matrices and paths are cached in-process
+(:data:`KERNELS`, :data:`PATHS`, :mod:`csrepro.cache`) on a fingerprint of the training data and
+every setting they depend on, so the seven detection rates of a variant, and the variants among
+each other, reuse them; a path is a pure function of its key, so results do not depend on which
+fits ran before.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import warnings
 from numbers import Integral, Real
@@ -36,8 +36,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import smo
+from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import validate_cost_matrix
-from csrepro.detection_rate import (
+from csrepro.selection.detection_rate import (
     CV_CONSTRAINT,
     POSITIVES,
     detected_class,
@@ -53,24 +54,14 @@ from csrepro.svm.cs_svm import (
     solve_dual,
     standard_form,
 )
+from csrepro.validation import check_binary_classes
 
-__all__ = ["CostRatioSVC", "DetectionRateSVC", "cost_grid", "out_of_fold_path"]
+__all__ = ["KERNELS", "PATHS", "CostRatioSVC", "DetectionRateSVC", "cost_grid", "out_of_fold_path"]
 
-_KERNELS: dict = {}  # memo: kernel matrices of the most recent training parts
-_KERNELS_KEPT = 2
-_PATHS: dict = {}  # memo: out_of_fold_path results
-_PATHS_KEPT = 64
-
-
-def _memo(store, kept, key, compute):
-    """``store[key]``, computed by ``compute()`` when missing; keeps the ``kept`` most recently used."""
-    if key in store:
-        store[key] = store.pop(key)  # most recently used last
-    else:
-        store[key] = compute()
-        while len(store) > kept:
-            store.pop(next(iter(store)))
-    return store[key]
+#: kernel matrices of the 2 most recently used training parts
+KERNELS = named_cache("svm_kernels", maxsize=2)
+#: the 64 most recently used :func:`out_of_fold_path` results
+PATHS = named_cache("svm_paths", maxsize=64)
 
 
 def cost_grid(variant, C_grid, C1_grid, C_minus1_grid):
@@ -134,7 +125,7 @@ _SEED = [Interval(Integral, 0, None, closed="left"), np.random.Generator, None]
 
 
 class _GridSVC(ClassifierMixin, BaseEstimator):
-    """Shared machinery: folds, memoised kernel matrix and out-of-fold paths, refit-free best estimator."""
+    """Shared machinery: folds, cached kernel matrix and out-of-fold paths, refit-free best estimator."""
 
     # the parameters both subclasses share; the grids' values are checked by cost_grid
     _parameter_constraints: dict = {
@@ -158,16 +149,14 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
     def _search(self, X, y, grid, positive="last"):
         """Validate (X, y); return (X, z, ys, template, [(grid point, out-of-fold f, (alpha, b, n_iter))]).
 
-        Sets ``classes_`` and ``pos_label_`` (:func:`~csrepro.detection_rate.detected_class` of
+        Sets ``classes_`` and ``pos_label_`` (:func:`~csrepro.selection.detection_rate.detected_class` of
         ``positive``), the class the SVMs see as positive: ``z`` = 1 there, else 0, and ``ys`` its
         +-1 labels; ``template``: an unfitted :class:`CostSensitiveSVC` with the resolved gamma.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        if len(self.classes_) != 2:
-            raise ValueError(f"Only binary classification is supported. {type(self).__name__} got {len(self.classes_)} "
-                             f"class(es) {self.classes_.tolist()[:10]}; give it exactly two classes")
+        check_binary_classes(self, self.classes_)
         self.pos_label_ = detected_class(y, self.classes_, positive)
         z = (y == self.pos_label_).astype(int)
         ys = np.where(z == 1, 1.0, -1.0)
@@ -175,16 +164,14 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         template = CostSensitiveSVC(variant=self.variant, kernel=self.kernel, gamma=self.gamma, tol=self.tol,
                                     max_iter=self.max_iter)
         template.set_params(gamma=template._resolve_gamma(X))
-        data_key = hashlib.sha1(b"".join([X.tobytes(), ys.tobytes(), repr((X.shape, self.kernel, template.gamma))
-                                          .encode()])).hexdigest()
-        K = _memo(_KERNELS, _KERNELS_KEPT, data_key, lambda: kernel_matrix(self.kernel, X, X, template.gamma))
+        data_key = fingerprint(X, ys, self.kernel, template.gamma)
+        K = KERNELS.get(data_key, lambda: kernel_matrix(self.kernel, X, X, template.gamma))
         forms = {g: standard_form(self.variant, *g) for g in grid}
         paths = {}
         for w in dict.fromkeys((f.w_pos, f.w_neg) for f in forms.values()):
             Cs = tuple(sorted({f.C for f in forms.values() if (f.w_pos, f.w_neg) == w}))
-            key = (data_key, self.cv, seed, w, Cs, self.tol, self.max_iter)
-            path = _memo(_PATHS, _PATHS_KEPT, key, lambda: out_of_fold_path(K, ys, *w, np.array(Cs), splits,
-                                                                            self.tol, self.max_iter))
+            key = fingerprint(data_key, self.cv, seed, w, Cs, self.tol, self.max_iter)
+            path = PATHS.get(key, lambda: out_of_fold_path(K, ys, *w, np.array(Cs), splits, self.tol, self.max_iter))
             paths.update({(w, C): found for C, found in zip(Cs, path)})
         scored = []
         for g, f in forms.items():

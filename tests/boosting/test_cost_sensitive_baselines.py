@@ -5,7 +5,7 @@ import pytest
 
 from csrepro import methods
 from csrepro.boosting.binary import AdaBoostClassifier
-from csrepro.boosting.cs_baselines import (
+from csrepro.boosting.cost_sensitive_baselines import (
     AdaC1Classifier,
     AdaC2Classifier,
     AdaC3Classifier,
@@ -13,8 +13,8 @@ from csrepro.boosting.cs_baselines import (
     CSB0Classifier,
     CSB1Classifier,
     CSB2Classifier,
-    PlattCalibrated,
 )
+from csrepro.calibration import PlattCalibrated
 
 BASELINES = [CSB0Classifier, CSB1Classifier, CSB2Classifier, AdaC1Classifier, AdaC2Classifier, AdaC3Classifier,
              AdaCostClassifier]
