@@ -9,7 +9,7 @@ from Cython import Tempita
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-KERNELS = ["exp_losses", "linear_scan", "smo", "cs_ada_step", "histogram"]
+KERNELS = ["exp_losses", "linear_scan", "smo", "cs_ada_step", "histogram", "vector_scan"]
 KERNEL_DIR = Path(__file__).resolve().parent / "csrepro" / "_kernels"
 
 for template in KERNEL_DIR.glob("*.pyx.tp"):

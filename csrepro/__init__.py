@@ -28,6 +28,7 @@ _ESTIMATORS = {
     "SavageBoostClassifier": "csrepro.boosting.margin",
     "TangentBoostClassifier": "csrepro.boosting.margin",
     "MCBoostClassifier": "csrepro.boosting.mcboost",
+    "REBELClassifier": "csrepro.boosting.rebel",
     "PlattCalibrated": "csrepro.calibration",
     "DetectionRateClassifier": "csrepro.selection.detection_rate",
     "CostSensitiveSVC": "csrepro.svm.cs_svm",

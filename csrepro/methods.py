@@ -66,6 +66,7 @@ from csrepro.boosting.margin import (
     TangentBoostClassifier,
 )
 from csrepro.boosting.mcboost import MCBoostClassifier
+from csrepro.boosting.rebel import REBELClassifier
 from csrepro.calibration import PlattCalibrated
 from csrepro.selection.detection_rate import DetectionRateClassifier
 from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
@@ -218,6 +219,7 @@ METHODS: dict[str, MethodSpec] = {
     "gll_mcboost": MethodSpec(MCBoostClassifier, {"loss": "gll"}, "Beijbom 2014 eq. 21"),
     "ls_mcboost": MethodSpec(MCBoostClassifier, {"loss": "ls"}, "Beijbom 2014 eq. 12"),
     "lt_mcboost": MethodSpec(MCBoostClassifier, {"loss": "lt"}, "Beijbom 2014 eq. 14"),
+    "rebel": MethodSpec(REBELClassifier, {}, "Appel, Burgos-Artizzu & Perona 2016, eqs. 1-3 and Sec. 4", True),
     "cs_svm": MethodSpec(CostSensitiveSVC, {"variant": "cs"}, "Masnadi-Shirazi 2011 thesis eqs. V.41-V.43"),
     "bp_svm": MethodSpec(CostSensitiveSVC, {"variant": "bp"}, "Masnadi-Shirazi 2011 thesis eq. V.1"),
     "bm_svm": MethodSpec(CostSensitiveSVC, {"variant": "bm"}, "Masnadi-Shirazi 2011 thesis Sec. V.A (boundary movement)"),

@@ -5,7 +5,9 @@ consecutive bins (the midpoint of the neighbouring values), so a split "bin <= b
 codes is the raw rule ``x <= thresholds[j][b]`` and fitted weak learners predict on raw
 features.  By default every distinct value has its own bin: stumps and trees then search all
 thresholds, exactly.  ``max_bins`` caps the bins per feature by grouping consecutive values into
-bins of about equal training counts (quantiles).
+bins of about equal training counts (quantiles).  ``spacing="uniform"`` instead places ``max_bins``
+evenly spaced thresholds over each feature's training range (:meth:`BinMapper.fit_uniform`; REBEL's
+N_tau thresholds, Appel et al. 2016, Sec. 4).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from csrepro.cache import fingerprint, named_cache
 BACKENDS = {"cython": histogram, "numpy": histogram_ref}
 #: the 8 most recently used binnings, see BinnedData.memoised
 BINNED = named_cache("binned_data", maxsize=8)
+SPACINGS = ("quantile", "uniform")
 
 
 def check_max_bins(max_bins) -> None:
@@ -82,6 +85,32 @@ class BinMapper:
             codes[:, j] = np.cumsum(group)[inverse]  # bin of each distinct value, then of each row
         return cls(tuple(thresholds), tuple(values), tuple(counts)), codes
 
+    @classmethod
+    def fit_uniform(cls, X: np.ndarray, n_thresholds: int) -> tuple[BinMapper, np.ndarray]:
+        """``n_thresholds`` evenly spaced thresholds per feature, t_i = lo + i (hi - lo) / (n_thresholds + 1),
+        i = 1..n_thresholds, over its training range [lo, hi] (none for a constant feature), and the codes of X.
+
+        Bins may be empty (``values`` there: the bin's midpoint, ``counts`` 0); splits at neighbouring
+        thresholds with no training value between them are then equal.
+        """
+        check_max_bins(n_thresholds)
+        X = np.asarray(X, dtype=np.float64)
+        codes = np.empty(X.shape, dtype=np.int32)
+        thresholds, values, counts = [], [], []
+        steps = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
+        for j, col in enumerate(X.T):
+            lo, hi = col.min(), col.max()
+            t = np.unique(lo + (hi - lo) * steps) if hi > lo else np.empty(0)
+            codes[:, j] = np.searchsorted(t, col, side="left")
+            c = np.bincount(codes[:, j], minlength=len(t) + 1)
+            edges = np.concatenate([[lo], t, [hi]])
+            mid = 0.5 * (edges[:-1] + edges[1:])
+            values.append(np.where(c > 0, np.bincount(codes[:, j], weights=col, minlength=len(c)) / np.maximum(c, 1),
+                                   mid))
+            thresholds.append(t)
+            counts.append(c)
+        return cls(tuple(thresholds), tuple(values), tuple(counts)), codes
+
     @cached_property
     def n_bins(self) -> np.ndarray:
         """Bins per feature, shape (d,)."""
@@ -112,21 +141,29 @@ class BinnedData:
 
     ``histogram(channels, samples)`` is the one per-sample pass every binned weak learner uses;
     ``cache`` holds what learners derive once per fit (bin groupings, squared features).  ``backend``
-    names the kernels learners use ("cython", or "numpy" for their NumPy references).
+    names the kernels learners use ("cython", or "numpy" for their NumPy references).  ``spacing``:
+    "quantile" (:meth:`BinMapper.fit_transform`) or "uniform" (:meth:`BinMapper.fit_uniform`, ``max_bins``
+    thresholds per feature; required then).
     """
 
-    def __init__(self, X: np.ndarray, max_bins: int | None = None, backend: str = "cython"):
+    def __init__(self, X: np.ndarray, max_bins: int | None = None, backend: str = "cython",
+                 spacing: str = "quantile"):
         if backend not in BACKENDS:
             raise ValueError(f"backend={backend!r} is not valid; choose one of {sorted(BACKENDS)}")
+        if spacing not in SPACINGS or (spacing == "uniform" and max_bins is None):
+            raise ValueError(f"spacing={spacing!r} is not valid; choose one of {list(SPACINGS)} "
+                             "(\"uniform\" needs max_bins, the number of thresholds)")
         check_max_bins(max_bins)
         self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self.max_bins, self.backend = max_bins, backend
+        self.max_bins, self.backend, self.spacing = max_bins, backend, spacing
         self.kernel = BACKENDS[backend]
         self.n_samples, self.n_features = self.X.shape
         self.cache = {}
 
     @cached_property
     def _binned(self) -> tuple[BinMapper, np.ndarray]:
+        if self.spacing == "uniform":
+            return BinMapper.fit_uniform(self.X, self.max_bins)
         return BinMapper.fit_transform(self.X, self.max_bins)
 
     @property
@@ -140,12 +177,14 @@ class BinnedData:
         return self._binned[1]
 
     @classmethod
-    def memoised(cls, X: np.ndarray, max_bins: int | None = None, backend: str = "cython") -> BinnedData:
-        """``BinnedData(X, max_bins, backend)``, shared by fits on the same X (e.g. a grid of costs or
+    def memoised(cls, X: np.ndarray, max_bins: int | None = None, backend: str = "cython",
+                 spacing: str = "quantile") -> BinnedData:
+        """``BinnedData(X, max_bins, backend, spacing)``, shared by fits on the same X (e.g. a grid of costs or
         detection rates on one training split): the 8 most recently used binnings are kept, keyed
         on the bytes of X (:data:`BINNED`).  Treat the result as read-only (``cache`` entries are deterministic)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        return BINNED.get(fingerprint(X, max_bins, backend), lambda: cls(X, max_bins, backend))
+        key = fingerprint(X, max_bins, backend) if spacing == "quantile" else fingerprint(X, max_bins, backend, spacing)
+        return BINNED.get(key, lambda: cls(X, max_bins, backend, spacing))
 
     def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None) -> np.ndarray:
         """Sums of ``channels`` (n, k) per flat bin, shape (total_bins, k), over ``samples`` (None: all)."""

@@ -24,6 +24,7 @@ from csrepro.weak.histograms import HistogramLearner
 from csrepro.weak.lines import LineLearner
 from csrepro.weak.stumps import StumpLearner
 from csrepro.weak.trees import TreeLearner
+from csrepro.weak.vector import ExpVector, LayerTreeLearner, VectorStumpLearner
 
 WEIGHTED_ERROR = Discrete(lambda pos, neg: pos[:, 1] + neg[:, 0])
 
@@ -56,6 +57,8 @@ def _fits(learner_class, X, y, w):
         TreeLearner: ([(ch, WEIGHTED_ERROR), (wls, LeastSquares()), (ch, real)], [SignRegression()]),
         HistogramLearner: ([(ch, real), (wls, LeastSquares())], [WEIGHTED_ERROR, SignRegression()]),
         LineLearner: ([(wls, LeastSquares()), (w[:, None] * -y[:, None], SignRegression())], [WEIGHTED_ERROR, real]),
+        VectorStumpLearner: ([(np.c_[ch, ch[:, ::-1]], ExpVector())], [WEIGHTED_ERROR, SignRegression(), real]),
+        LayerTreeLearner: ([(np.c_[ch, ch[:, ::-1]], ExpVector())], [WEIGHTED_ERROR, SignRegression(), real]),
     }
     assert learner_class in table, f"{learner_class.__name__}: add it to this protocol test"
     return table[learner_class]
@@ -65,7 +68,8 @@ LEARNERS = _learner_classes()
 
 
 def test_learners_are_found():
-    assert {c.__name__ for c in LEARNERS} == {"HistogramLearner", "LineLearner", "StumpLearner", "TreeLearner"}
+    assert {c.__name__ for c in LEARNERS} == {"HistogramLearner", "LayerTreeLearner", "LineLearner", "StumpLearner",
+                                              "TreeLearner", "VectorStumpLearner"}
 
 
 @pytest.mark.parametrize("learner_class", LEARNERS, ids=lambda c: c.__name__)

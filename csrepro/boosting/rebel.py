@@ -1,0 +1,270 @@
+"""REBEL: multi-class cost-sensitive boosting by estimating the minimum-risk class (Appel, Burgos-Artizzu &
+Perona 2016).
+
+Sign convention (the text extraction lost every minus sign; see experiments/rebel/NOTES.md).  ``C[y, k]``
+is the cost of predicting k for true class y (row c_y); scores H(x) in R^K, h(x) = argmax_k H_k(x).
+The coupled-sum bound (1) is 1(h(x) != y) <= 1/2 (sum_{k != y} F(H_k) + F(-H_y)); with F = exp the
+surrogate (2) is
+
+    L = (1/N) sum_n beta_{y_n} + (1/2N) sum_n ( <c+_n, e^{H(x_n)}> + <c-_n, e^{-H(x_n)}> ),
+    c+_n = c_{y_n} - beta_{y_n} 1,   c-_n = max(c_{y_n}) 1 - c_{y_n},
+
+(the paper's L~ and c^_n cancel), and the boosting weights are w+_n = c+_n * e^{H(x_n)},
+w-_n = c-_n * e^{-H(x_n)}.  A weak learner f(x) in {-1, +1} with vector a adds f(x) a (eq. 3); the
+closed-form a and the learners are in :mod:`csrepro.weak.vector`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from itertools import islice
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csrepro.costs import CostMatrixError, check_cost_matrix_for_labels
+from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.vector import ExpVector, LayerTreeLearner
+
+__all__ = ["REBELClassifier", "closed_form_step", "decompose_costs", "rebel_cost_matrix", "rebel_loss",
+           "surrogate_targets", "weak_learning_condition", "weak_learning_edge"]
+
+
+def decompose_costs(C):
+    """(beta (K,), b (K, K)) with c_y = beta_y 1 + sum_k b[k, y] (1 - delta_k) for every row c_y of ``C`` (Sec. 3).
+
+    b[k, y] = max(c_y) - c_y[k] >= 0 with min_k b[k, y] = 0; beta_y = max(c_y) - sum_k b[k, y] (may be
+    negative).  Entry j of sum_k b[k, y] (1 - delta_k) is sum_k b[k, y] - b[j, y], whence the unique solution.
+    """
+    C = np.asarray(C, dtype=np.float64)
+    top = C.max(axis=1)
+    b = (top[:, None] - C).T
+    return top - b.sum(axis=0), b
+
+
+def surrogate_targets(C):
+    """(c+, c-), each (K, K), row y the cost vectors of a sample of class y in eq. 2:
+    c+ = c_y - beta_y 1 (entry j: sum_{k != j} b[k, y]) and c- = max(c_y) 1 - c_y (= b[:, y])."""
+    beta, b = decompose_costs(C)
+    C = np.asarray(C, dtype=np.float64)
+    return C - beta[:, None], b.T.copy()
+
+
+def rebel_loss(H, y, C):
+    """The surrogate L of eq. 2 with F = exp at scores ``H`` (n, K), class indices ``y`` (n,), costs ``C``.
+
+    An upper bound of the empirical risk (1/N) sum_n C[y_n, argmax_k H_k(x_n)].
+    """
+    beta, _ = decompose_costs(C)
+    cp, cm = surrogate_targets(C)
+    H, y = np.asarray(H, dtype=np.float64), np.asarray(y)
+    return float(beta[y].mean() + 0.5 * (cp[y] * np.exp(H) + cm[y] * np.exp(-H)).sum(axis=1).mean())
+
+
+def closed_form_step(pos, neg):
+    """(a, loss): the a in R^K minimising sum_k A_k e^{a_k} + B_k e^{-a_k} and that minimum, sum_k 2 sqrt(A_k B_k).
+
+    ``pos`` / ``neg`` (2K,): sums of [w+ | w-] over the samples f maps to +1 / -1, so A_k = W+_{k,+} + W-_{k,-},
+    B_k = W+_{k,-} + W-_{k,+} and a_k = 1/2 ln(B_k / A_k).  The loss decrease is sum(pos + neg) - loss
+    (the loss at a = 0).  See :class:`~csrepro.weak.vector.ExpVector`.
+    """
+    crit = ExpVector()
+    pos, neg = np.asarray(pos, dtype=np.float64), np.asarray(neg, dtype=np.float64)
+    return crit.step(pos, neg), float(crit.score(pos, neg))
+
+
+def weak_learning_edge(w_pos, w_neg, f):
+    """gamma(f) = <|sum_n (w-_n - w+_n) f(x_n)|, 1> / sum_n <|w+_n - w-_n|, 1> (Sec. 4's weak-learning condition).
+
+    ``w_pos``, ``w_neg`` (n, K) >= 0, ``f`` (n,) in {-1, +1}.  The absolute value is per class (the
+    sign of a_k is free).  0 when every w+_n = w-_n.
+    """
+    w_pos, w_neg, f = (np.asarray(v, dtype=np.float64) for v in (w_pos, w_neg, f))
+    den = np.abs(w_pos - w_neg).sum()
+    return float(np.abs(((w_neg - w_pos) * f[:, None]).sum(axis=0)).sum() / den) if den > 0 else 0.0
+
+
+def weak_learning_condition(w_pos, w_neg, f, gamma):
+    """Whether f meets Sec. 4's condition with edge ``gamma`` > 0 on these weights: weak_learning_edge >= gamma."""
+    if not gamma > 0:
+        raise ValueError(f"gamma must be > 0, got {gamma!r}")
+    return weak_learning_edge(w_pos, w_neg, f) >= gamma
+
+
+def rebel_cost_matrix(cost_matrix, classes):
+    """The validated float64 cost matrix for ``classes``; None means 0-1 costs (1 - I, unnormalised).
+
+    Non-negative, finite, K x K.  A non-zero diagonal is accepted when C[y, y] is the smallest entry of
+    row y: training depends only on the differences within a row (b of :func:`decompose_costs`), so
+    such a row trains as row - C[y, y]; every row needs some entry above its diagonal.
+    """
+    if cost_matrix is not None:
+        try:
+            C = np.array(cost_matrix, dtype=np.float64)
+        except (TypeError, ValueError):
+            C = None  # the validator below names the problem
+        if C is not None and C.ndim == 2 and C.shape[0] == C.shape[1] and np.isfinite(C).all() and (C >= 0).all():
+            diag = np.diag(C).copy()
+            off = C + np.diag(np.full(len(C), np.inf))
+            bad = np.flatnonzero(diag > off.min(axis=1))
+            if len(bad):
+                j = bad[0]
+                k = int(np.argmin(off[j]))
+                raise CostMatrixError(
+                    f"cost matrix diagonal C[{j}, {j}] = {diag[j]:g} exceeds C[{j}, {k}] = {C[j, k]:g}; REBEL accepts "
+                    "a non-zero diagonal only where it is the smallest entry of its row (a correct prediction "
+                    "never costs more than a mistake)")
+            check_cost_matrix_for_labels(C - diag[:, None], classes)
+            return C
+    return check_cost_matrix_for_labels(cost_matrix, classes)
+
+
+class REBELClassifier(ClassifierMixin, BaseEstimator):
+    """REBEL (Appel, Burgos-Artizzu & Perona 2016): H(x) = a_0 + sum_t f_t(x) a_t (eq. 3), greedy on the loss (2).
+
+    Each round: weights w+_n = c+_n * e^{H(x_n)}, w-_n = c-_n * e^{-H(x_n)} (Sec. 3, F = exp); the weak
+    learner f in {-1, +1} and vector a minimising sum_n <w+_n, e^{f(x_n) a}> + <w-_n, e^{-f(x_n) a}>, a
+    in closed form per class (:func:`closed_form_step`); H += f a.  Prediction: argmax_k H_k(x), the
+    estimated minimum-risk class.  Training is invariant to scaling ``cost_matrix`` and to adding a
+    constant to a row.  No ``predict_proba``: the paper estimates the minimum-risk class, not posteriors.
+
+    Parameters
+    ----------
+    cost_matrix : array (K, K) or None
+        ``C[y, k]`` = cost of predicting class k for true class y, classes in sorted label order; None:
+        0-1 costs.  See :func:`rebel_cost_matrix` for what is accepted.
+    n_estimators : int >= 1
+        Weak learners T.
+    max_depth : int in [1, 4]
+        1: stumps; D > 1: trees grown one layer at a time (Sec. 4, :class:`~csrepro.weak.vector.LayerTreeLearner`).
+    n_bins : int >= 2
+        N_tau: evenly spaced thresholds per feature over its training range (Sec. 4, footnote: 200).
+    bias : bool
+        Fit a_0 of eq. 3 first (the closed-form a for f = 1); False: H starts at 0.
+    backend : {"cython", "numpy"}
+        Kernels (histogram, scan) or their NumPy references (same maths; tests and benchmarks).
+    labels : array-like or None
+        All class labels, sorted, when ``y`` may lack some; ``cost_matrix`` is indexed by them.
+    random_state : None
+        Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold).
+
+    Attributes
+    ----------
+    classes_, cost_matrix_, bias_ (K,) = a_0, estimators_ (weak hypotheses f_t, ``predict(X)`` in {-1, +1}),
+    estimator_weights_ (T, K) = a_t, train_loss_ (T + 1,) the loss (2) after a_0 and each round, n_features_in_.
+    """
+
+    _parameter_constraints: dict = {
+        "cost_matrix": ["array-like", None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, 4, closed="both")],
+        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "bias": ["boolean"],
+        "backend": [StrOptions(set(BACKENDS))],
+        "labels": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, cost_matrix=None, n_estimators=200, max_depth=1, n_bins=200, bias=True, backend="cython",
+                 labels=None, random_state=None):
+        self.cost_matrix = cost_matrix
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.n_bins = n_bins
+        self.bias = bias
+        self.backend = backend
+        self.labels = labels
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Boost ``n_estimators`` weak learners on (X, y) under the cost matrix."""
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        present = np.unique(y)
+        if len(present) < 2:
+            raise ValueError(f"REBEL needs at least 2 classes but the training labels hold only 1 class "
+                             f"({present[0]!r}); use a stratified split")
+        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
+        unknown = np.setdiff1d(present, self.classes_)
+        if len(unknown):
+            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
+                             "add them to `labels` or drop those samples")
+        self.cost_matrix_ = rebel_cost_matrix(self.cost_matrix, self.classes_)
+        z = np.searchsorted(self.classes_, y)
+        cp, cm = surrogate_targets(self.cost_matrix_)
+        cp, cm = cp[z], cm[z]
+        crit = ExpVector()
+        learner = LayerTreeLearner(self.max_depth)
+        data = BinnedData.memoised(X, self.n_bins, self.backend, spacing="uniform")
+        K = len(self.classes_)
+        H = np.zeros((len(X), K))
+        channels = np.hstack([cp, cm])
+        self.bias_ = crit.step(channels.sum(axis=0), np.zeros(2 * K)) if self.bias else np.zeros(K)
+        H += self.bias_
+        beta = decompose_costs(self.cost_matrix_)[0][z].mean()
+        estimators, weights, losses = [], [], []
+        for _ in range(self.n_estimators):
+            channels, scale = self._weights(H, cp, cm)
+            losses.append(beta + 0.5 * channels.sum() * scale / len(X))
+            h = learner.fit(data, channels, crit)
+            if h is None:
+                break
+            a = crit.step(h.cell_sums[h.values > 0].sum(axis=0), h.cell_sums[h.values < 0].sum(axis=0))
+            H += h.predict(X)[:, None] * a
+            estimators.append(h)
+            weights.append(a)
+        channels, scale = self._weights(H, cp, cm)
+        losses.append(beta + 0.5 * channels.sum() * scale / len(X))
+        self.estimators_ = estimators
+        self.estimator_weights_ = np.array(weights).reshape(-1, K)
+        self.train_loss_ = np.array(losses)
+        return self
+
+    @staticmethod
+    def _weights(H, cp, cm):
+        """(channels [w+ | w-] / s, s): the weights divided by s = e^{max |H|} (no overflow; a is scale-free)."""
+        top = np.abs(H).max()
+        return np.hstack([cp * np.exp(H - top), cm * np.exp(-H - top)]), np.exp(top)
+
+    def _raw(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _stages(self, X):
+        """H(x) (n, K) after a_0, then after each weak learner."""
+        X = self._raw(X)
+        H = np.tile(self.bias_, (len(X), 1))
+        yield H
+        for h, a in zip(self.estimators_, self.estimator_weights_):
+            H = H + h.predict(X)[:, None] * a
+            yield H
+
+    def _scores(self, X):
+        return deque(self._stages(X), maxlen=1)[0]
+
+    def _decision(self, H):
+        return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
+
+    def decision_function(self, X):
+        """H(x) (n, K); with two classes H_1(x) - H_0(x) (positive favours ``classes_[1]``)."""
+        return self._decision(self._scores(X))
+
+    def staged_decision_function(self, X):
+        """Yield the decision function after each weak learner 1..T."""
+        for H in islice(self._stages(X), 1, None):
+            yield self._decision(H)
+
+    def predict(self, X):
+        """``classes_[argmax_k H_k(x)]`` (ties: the lowest class index)."""
+        H = self._scores(X)
+        return self.classes_[np.argmax(H, axis=1)]
+
+    def staged_predict(self, X):
+        """Yield the predictions after each weak learner 1..T."""
+        for H in islice(self._stages(X), 1, None):
+            yield self.classes_[np.argmax(H, axis=1)]
