@@ -29,11 +29,15 @@ _ESTIMATORS = {
     "TangentBoostClassifier": "csrepro.boosting.margin",
     "MCBoostClassifier": "csrepro.boosting.mcboost",
     "REBELClassifier": "csrepro.boosting.rebel",
+    "AdaBoostMHClassifier": "csrepro.boosting.multiclass_baselines",
+    "OneVsAllAdaBoostClassifier": "csrepro.boosting.multiclass_baselines",
+    "BayesRuleClassifier": "csrepro.calibration",
     "PlattCalibrated": "csrepro.calibration",
     "DetectionRateClassifier": "csrepro.selection.detection_rate",
     "CostSensitiveSVC": "csrepro.svm.cs_svm",
     "CostRatioSVC": "csrepro.selection.svm",
     "DetectionRateSVC": "csrepro.selection.svm",
+    "RoundsOnValidation": "csrepro.selection.rounds",
 }
 
 __all__ = sorted(_ESTIMATORS)

@@ -3,6 +3,9 @@
 :class:`PlattCalibrated` wraps any binary classifier with Platt's sigmoid (scikit-learn's
 ``CalibratedClassifierCV(method="sigmoid")``) and the cost-sensitive threshold P(1|x) >
 C2/(C1 + C2): the "AdaBoost/RealBoost/LogitBoost/SVM with Platt calibration" baselines.
+:class:`BayesRuleClassifier` is its multiclass counterpart without calibration: any classifier's own
+``predict_proba`` and the minimum-expected-cost rule (``costs.bayes_decision``) for a cost matrix, e.g. the
+"standard approach" of Appel et al. 2016, Fig. 3 (method id ``rebel_standard``).
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.boosting.cost_sensitive import _BinaryCostBoost, resolve_binary_costs
+from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
 from csrepro.validation import check_binary_classes
 
-__all__ = ["PlattCalibrated"]
+__all__ = ["BayesRuleClassifier", "PlattCalibrated"]
 
 
 class PlattCalibrated(ClassifierMixin, BaseEstimator):
@@ -78,3 +82,52 @@ class PlattCalibrated(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
+    """``estimator`` trained on the data alone, its ``predict_proba`` and the Bayes rule for ``cost_matrix`` at test time.
+
+    ``predict`` = ``classes_[argmin_k sum_j P(j | x) C[j, k]]`` (:func:`csrepro.costs.bayes_decision`;
+    Beijbom et al. 2014 eq. 3); the posteriors are the estimator's own, not recalibrated.  The
+    estimator is cloned and fitted without the costs (it should be cost-neutral: the costs enter only
+    here).  ``labels`` (all classes, sorted) is passed on to an estimator with a ``labels`` parameter so
+    that its posteriors cover classes missing from ``y``; ``cost_matrix`` is indexed by ``classes_``
+    (None: 0-1 costs, i.e. the argmax of the posteriors).
+    """
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "predict_proba"])],
+        "cost_matrix": ["array-like", None],
+        "labels": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator=None, cost_matrix=None, labels=None, random_state=None):
+        self.estimator = estimator
+        self.cost_matrix = cost_matrix
+        self.labels = labels
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
+    def fit(self, X, y):
+        """Fit the estimator on (X, y) (no costs) and check the cost matrix against its classes."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        estimator = clone(self.estimator)
+        params = estimator.get_params(deep=False)
+        if self.labels is not None and "labels" in params and params["labels"] is None:
+            estimator.set_params(labels=np.unique(np.asarray(self.labels)))
+        self.estimator_ = estimator.fit(X, y)
+        self.classes_ = self.estimator_.classes_
+        self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
+        return self
+
+    def predict_proba(self, X):
+        """The estimator's posterior estimates (n, K), columns in ``classes_`` order."""
+        check_is_fitted(self)
+        return self.estimator_.predict_proba(validate_data(self, X, dtype=np.float64, reset=False))
+
+    def predict(self, X):
+        """The minimum-expected-cost class under ``predict_proba`` (ties: the lowest class index)."""
+        P = self.predict_proba(X)
+        return self.classes_[bayes_decision(P, self.cost_matrix_)]

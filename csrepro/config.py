@@ -339,12 +339,15 @@ class MethodEntry:
     cv: dict | None
     key: str
     grid: dict
+    rounds: dict | None = None  # ``rounds_on_validation: {val_size, criterion}`` (csrepro.selection.rounds)
 
     @property
     def params_json(self) -> str:
-        """Canonical JSON of the entry as the trial key holds it: params, plus ``method`` and ``inner_cv`` when given."""
+        """Canonical JSON of the entry as the trial key holds it: params, plus ``method``, ``inner_cv`` and
+        ``rounds_on_validation`` when given (so entries without them keep their trial ids)."""
         extra = {"method": self.method} if self.method != self.id or self.grid else {}
-        return json.dumps({**self.params, **extra, **({"inner_cv": self.cv} if self.cv else {})},
+        rounds = {"rounds_on_validation": self.rounds} if self.rounds else {}
+        return json.dumps({**self.params, **extra, **({"inner_cv": self.cv} if self.cv else {}), **rounds},
                           sort_keys=True, separators=(",", ":"))
 
 
@@ -372,6 +375,7 @@ def method_entries(methods_cfg, registered: bool = True) -> list[MethodEntry]:
             hint = "" if "method" in dict(value or {}) else " (or give the alias a `method: <registry id>` key)"
             raise ConfigError(f"exp.methods: unknown [{method!r}]{hint}; valid: {methods.method_names()}")
         grid, cv = entry.pop("grid", None) or {}, entry.pop("inner_cv", None)
+        rounds = _check_rounds(where, entry.pop("rounds_on_validation", None))
         if not isinstance(grid, Mapping) or any(not isinstance(v, list) or not v for v in grid.values()):
             raise ConfigError(f"{where}.grid must map parameter names to non-empty lists of values, got {grid!r}")
         clash = sorted(set(grid) & set(entry))
@@ -382,7 +386,8 @@ def method_entries(methods_cfg, registered: bool = True) -> list[MethodEntry]:
         for combo in itertools.product(*grid.values()):
             values = dict(zip(grid, combo))
             label = ",".join(f"{p}={_format_value(v)}" for p, v in values.items())
-            out.append(MethodEntry(f"{key}[{label}]" if grid else key, method, {**entry, **values}, cv, key, values))
+            out.append(MethodEntry(f"{key}[{label}]" if grid else key, method, {**entry, **values}, cv, key, values,
+                                   rounds))
     ids = [e.id for e in out]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
@@ -407,6 +412,22 @@ def _check_cv(where: str, cv, fixed: set) -> dict:
     if cv["param"] in fixed:
         raise ConfigError(f"{where}: {cv['param']!r} is both fixed (or in grid) and selected by inner_cv; keep one")
     return cv
+
+
+def _check_rounds(where: str, rounds) -> dict | None:
+    """``rounds_on_validation: {val_size: <fraction in (0, 1), default 1/3>, criterion: error | cost}``, checked."""
+    if rounds is None:
+        return None
+    usage = "{val_size: <fraction in (0, 1), default 0.3333>, criterion: <error (default) or cost>}"
+    if not isinstance(rounds, Mapping) or set(rounds) - {"val_size", "criterion"}:
+        raise ConfigError(f"{where}.rounds_on_validation must be {usage}, got {rounds!r}")
+    rounds = {"val_size": 0.3333, "criterion": "error", **rounds}
+    size = rounds["val_size"]
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or not 0 < size < 1:
+        raise ConfigError(f"{where}.rounds_on_validation.val_size must be a fraction in (0, 1), got {size!r}")
+    if rounds["criterion"] not in ("error", "cost"):
+        raise ConfigError(f"{where}.rounds_on_validation.criterion must be 'error' or 'cost', got {rounds['criterion']!r}")
+    return rounds
 
 
 def dataset_setting(exp: DictConfig, dataset: str, key: str) -> dict:
@@ -547,6 +568,12 @@ def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:
     if entry.cv and entry.cv["param"] not in estimator.get_params():
         raise ConfigError(f"{where}.inner_cv.param: {entry.method} has no parameter {entry.cv['param']!r}; "
                           f"valid: {sorted(estimator.get_params())}")
+    if entry.rounds and not hasattr(estimator, "staged_predict"):
+        raise ConfigError(f"{where}.rounds_on_validation: {entry.method} ({type(estimator).__name__}) has no "
+                          "staged_predict, so its number of weak learners cannot be chosen on validation; remove "
+                          "the key or use a boosting method (e.g. rebel)")
+    if entry.rounds and entry.cv:
+        raise ConfigError(f"{where}: give either inner_cv or rounds_on_validation, not both")
     candidates = [{entry.cv["param"]: value} for value in entry.cv["values"]] if entry.cv else [{}]
     for values in candidates:
         try:

@@ -66,8 +66,9 @@ from csrepro.boosting.margin import (
     TangentBoostClassifier,
 )
 from csrepro.boosting.mcboost import MCBoostClassifier
+from csrepro.boosting.multiclass_baselines import AdaBoostMHClassifier, OneVsAllAdaBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
-from csrepro.calibration import PlattCalibrated
+from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
 from csrepro.selection.detection_rate import DetectionRateClassifier
 from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
 from csrepro.svm import CostSensitiveSVC
@@ -211,6 +212,14 @@ def detection_rate(base, target_detection_rate=0.9, param_grid=None, positive="l
                                    cv_seed=cv_seed, cost_matrix=cost_matrix, random_state=random_state)
 
 
+def rebel_standard(cost_matrix=None, random_state=None, labels=None, **rebel_params):
+    """Appel et al. 2016 Fig. 3's "standard approach": :class:`REBELClassifier` trained with 0-1 costs, its
+    posterior estimates (``predict_proba``: sigmoid(2 H_k), normalised) and the Bayes rule for ``cost_matrix``
+    at test time (:class:`~csrepro.calibration.BayesRuleClassifier`)."""
+    return BayesRuleClassifier(REBELClassifier(**rebel_params), cost_matrix=cost_matrix, labels=labels,
+                               random_state=random_state)
+
+
 # ----- the registry ------------------------------------------------------------------------------
 METHODS: dict[str, MethodSpec] = {
     "mcboost": MethodSpec(MCBoostClassifier, {"loss": "mcboost"}, "Saberian & Vasconcelos 2011; Beijbom 2014 eq. 22", False),
@@ -220,6 +229,12 @@ METHODS: dict[str, MethodSpec] = {
     "ls_mcboost": MethodSpec(MCBoostClassifier, {"loss": "ls"}, "Beijbom 2014 eq. 12"),
     "lt_mcboost": MethodSpec(MCBoostClassifier, {"loss": "lt"}, "Beijbom 2014 eq. 14"),
     "rebel": MethodSpec(REBELClassifier, {}, "Appel, Burgos-Artizzu & Perona 2016, eqs. 1-3 and Sec. 4", True),
+    "rebel_standard": MethodSpec(rebel_standard, {}, "Appel, Burgos-Artizzu & Perona 2016 Sec. 5, Fig. 3 standard "
+                                 "approach: cost-neutral REBEL + posteriors + Bayes rule (Beijbom 2014 eq. 3)", True),
+    "adaboost_mh": MethodSpec(AdaBoostMHClassifier, {}, "Schapire & Singer 1999 AdaBoost.MH (Sec. 6 / Fig. 5) with "
+                              "Sec. 4.2 real vector stumps; REBEL baseline", False),
+    "ova_adaboost": MethodSpec(OneVsAllAdaBoostClassifier, {}, "Freund & Schapire 1997 AdaBoost, one-vs-all "
+                               "(Schapire & Singer 1999 Sec. 6); REBEL baseline", False),
     "cs_svm": MethodSpec(CostSensitiveSVC, {"variant": "cs"}, "Masnadi-Shirazi 2011 thesis eqs. V.41-V.43"),
     "bp_svm": MethodSpec(CostSensitiveSVC, {"variant": "bp"}, "Masnadi-Shirazi 2011 thesis eq. V.1"),
     "bm_svm": MethodSpec(CostSensitiveSVC, {"variant": "bm"}, "Masnadi-Shirazi 2011 thesis Sec. V.A (boundary movement)"),

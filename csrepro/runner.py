@@ -41,6 +41,7 @@ from csrepro.data.synthetic import contaminate_labels
 from csrepro.provenance import RUN_INFO, git_commit
 from csrepro.seeding import derive_seed
 from csrepro.selection.inner_cv import inner_cv
+from csrepro.selection.rounds import RoundsOnValidation
 from csrepro.store import (
     FAILURES,
     PLAN_COLUMNS,
@@ -343,15 +344,20 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
 
     Estimators with a ``labels`` parameter get all dataset classes, so the cost matrix matches
     even when the training part misses a class.  An entry with ``inner_cv`` is wrapped in an inner
-    cross-validated search (csrepro.selection.inner_cv); its choice is stored as ``selected``.
+    cross-validated search (csrepro.selection.inner_cv), one with ``rounds_on_validation`` in
+    csrepro.selection.rounds.RoundsOnValidation; the choice is stored as ``selected``.
     """
     params = json.loads(trial.params_json)
     method, cv = params.pop("method", trial.method), params.pop("inner_cv", None)
+    rounds = params.pop("rounds_on_validation", None)
     estimator = methods.make_estimator(method, cost_matrix=C, random_state=trial.model_seed, **params)
     if "labels" in estimator.get_params() and estimator.get_params()["labels"] is None:
         estimator.set_params(labels=classes)
     if cv:
         estimator = inner_cv(estimator, cv, random_state=trial.model_seed)
+    if rounds:  # number of weak learners on a validation part of the training part (csrepro.selection.rounds)
+        estimator = RoundsOnValidation(estimator, val_size=rounds["val_size"], criterion=rounds["criterion"],
+                                       cost_matrix=C, random_state=trial.model_seed)
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
     fitted = time.perf_counter()
@@ -363,6 +369,8 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
                          f"{classes.tolist()}; its predict must return labels seen in fit or given as `labels`")
     p = Predictions(z_test, np.searchsorted(classes, predicted), C, estimator, X_test, classes)
     selected = {"selected": canonical_json(estimator.best_params_)} if cv else {}
+    if rounds:
+        selected = {"selected": canonical_json({"n_estimators": estimator.best_n_estimators_})}
     return {**{name: METRICS[name](p) for name in metric_names}, **selected,
             "fit_seconds": fitted - start, "predict_seconds": done - fitted}
 

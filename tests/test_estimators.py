@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import csrepro
 from csrepro.boosting.binary import AdaBoostClassifier
+from csrepro.boosting.rebel import REBELClassifier
 
 
 def _public_estimators() -> dict:
@@ -59,6 +60,8 @@ CHECKED_WITH = {
                                  "target_detection_rate": 0.8, "cv": 2},
                                 {"estimator": AdaBoostClassifier(n_estimators=3), "cv": 2}],
     "DetectionRateSVC": [{"cv": 2}],
+    "RoundsOnValidation": [{"estimator": REBELClassifier(n_estimators=4), "val_size": 0.3}],
+    "BayesRuleClassifier": [{"estimator": REBELClassifier(n_estimators=4)}],
     "CostRatioSVC": [{"cost_matrix": [[0, 1], [5, 0]], "cv": 2}],
 }
 

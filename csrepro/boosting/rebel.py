@@ -130,7 +130,8 @@ class REBELClassifier(ClassifierMixin, BaseEstimator):
     learner f in {-1, +1} and vector a minimising sum_n <w+_n, e^{f(x_n) a}> + <w-_n, e^{-f(x_n) a}>, a
     in closed form per class (:func:`closed_form_step`); H += f a.  Prediction: argmax_k H_k(x), the
     estimated minimum-risk class.  Training is invariant to scaling ``cost_matrix`` and to adding a
-    constant to a row.  No ``predict_proba``: the paper estimates the minimum-risk class, not posteriors.
+    constant to a row.  ``predict_proba`` only for a model trained with 0-1 costs (see there): the paper
+    estimates the minimum-risk class, not posteriors, and with other costs H has no posterior reading.
 
     Parameters
     ----------
@@ -268,3 +269,41 @@ class REBELClassifier(ClassifierMixin, BaseEstimator):
         """Yield the predictions after each weak learner 1..T."""
         for H in islice(self._stages(X), 1, None):
             yield self.classes_[np.argmax(H, axis=1)]
+
+    def _check_zero_one(self):
+        check_is_fitted(self)
+        C = self.cost_matrix_ - np.diag(self.cost_matrix_)[:, None]
+        off = C[~np.eye(len(C), dtype=bool)]
+        if not np.allclose(off, off[0], rtol=1e-12, atol=0.0):
+            raise ValueError("predict_proba needs a model trained with 0-1 costs (cost_matrix=None, or c (1 - I) up "
+                             "to row shifts): with other costs H_k(x) estimates no posterior. Train a cost-neutral "
+                             "REBEL and apply the costs at test time (csrepro.calibration.BayesRuleClassifier)")
+
+    @staticmethod
+    def _posterior(H):
+        """p_k proportional to sigmoid(2 H_k), normalised over k (computed in log space)."""
+        log_p = -np.logaddexp(0.0, -2.0 * H)
+        log_p -= log_p.max(axis=1, keepdims=True)
+        P = np.exp(log_p)
+        return P / P.sum(axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """Posterior estimates P(classes_[k] | x) of a model trained with 0-1 costs; (n, K).
+
+        With 0-1 costs the surrogate (2) separates per class: a sample of class y contributes
+        e^{H_k} for k != y and e^{-H_k} for k = y.  Its population minimiser at x minimises, for each k,
+        (1 - p_k) e^{H_k} + p_k e^{-H_k} (p_k = P(k | x)), whose derivative vanishes at
+        H_k = 1/2 ln(p_k / (1 - p_k)), i.e. p_k = sigmoid(2 H_k) = 1 / (1 + e^{-2 H_k}), as for
+        AdaBoost (Friedman, Hastie & Tibshirani 2000).  The K values need not sum to 1 for a finite
+        model, so they are normalised over k.  The argmax of the result is ``predict``'s (sigmoid is
+        increasing).  Raises ValueError for a model trained with other costs (C - diag(C) not a
+        multiple of 1 - I).  Not in the paper: the Fig. 3 "standard approach" (experiments/rebel/NOTES.md).
+        """
+        self._check_zero_one()
+        return self._posterior(self._scores(X))
+
+    def staged_predict_proba(self, X):
+        """Yield :meth:`predict_proba` after each weak learner 1..T (0-1 costs only)."""
+        self._check_zero_one()
+        for H in islice(self._stages(X), 1, None):
+            yield self._posterior(H)

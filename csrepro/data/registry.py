@@ -15,12 +15,13 @@ original lacks the header line the mirror has; a download gets it prepended (``u
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from csrepro.data.synthetic import two_gaussians
+from csrepro.data.synthetic import rebel_mixture_2d, two_gaussians
 
 UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
 _MNIST_MIRRORS = ("https://yann.lecun.com/exdb/mnist", "https://ossci-datasets.s3.amazonaws.com/mnist")
@@ -509,6 +510,30 @@ _SYNTHETIC = [
         notes="Labels 0 (mean -1) and 1 (mean +1); P(1|x) = 1/(1 + e^{-2x}) (VI.55).  10000 training rows per "
               "class and a 2000-row test set (Figure VI.2 uses the training part; its zero crossings do not "
               "depend on the test rows)."),
+]
+
+#: parsed sha256 of rebel_synth_0..9 (``rebel_mixture_2d(random_state=i)``)
+_REBEL_SYNTH_SHA = (
+    "a2ee645c08967471d87f21928c42cb9cd8c2927db2dca4515db53dc716990a92",
+    "724678c5b14dbfc9e9c8380eb502eb061525713228c14df0b3a226c157785d7f",
+    "ef77e79e3e3440bbcc8179748c0ca01801104da360af9773da37c16c6a1a4528",
+    "96b7b8b3b5c5ac88aa73f8f96736481eee511b103c89bcbea3e485f293daf894",
+    "bebc379f91b131f78e747a723ab886644935b86e8cb2a012e5be7ef15fefa7a0",
+    "881ebd915546013e8070f540b2f33f24ca8468c879b4fb4edb1e9e9fa4e27343",
+    "2d0f8838325230a7bfb6f217125c3fef0ddd8a09037058717b64c124ebe6febb",
+    "7b5378c87339b27f8db9b8581604702f65ff01511bb4e6f64fada285b9bfea0f",
+    "f651f6702f9bc874d83645605ea287b176814433c862ca89b61eafa0ad0d18b9",
+    "90e34ea969c491f399fe1fd1bb26e7259e03fbf5e0aecf6dbf4ab5043828d2e1",
+)
+_SYNTHETIC += [
+    DatasetSpec(
+        f"rebel_synth_{i}", f"REBEL Fig. 3 random 2-D Gaussian mixture #{i} (4 classes x 3 clusters), 1000/500", (),
+        1500, 2, 4, sha, reader="synthetic", generator=functools.partial(rebel_mixture_2d, random_state=i),
+        n_test=500, papers=(_REBEL,),
+        notes="Appel et al. 2016 Sec. 5 give only 'a mixture of multiple Gaussian clusters'; the mixture is our "
+              "choice (csrepro.data.synthetic.rebel_mixture_2d, experiments/rebel/NOTES.md 'Synthetic data "
+              "(Fig. 3)'). Predefined split: the first 1000 rows train, the last 500 test.")
+    for i, sha in enumerate(_REBEL_SYNTH_SHA)
 ]
 
 _SKLEARN = [

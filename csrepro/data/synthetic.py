@@ -76,3 +76,31 @@ def contaminate_labels(y, fraction: float, random_state=None, classes=None) -> t
     new = y.copy()
     new[idx] = classes[(codes[idx] + rng.integers(1, len(classes), size=len(idx))) % len(classes)]
     return new, flipped
+
+
+def rebel_mixture_2d(n_train: int = 1000, n_test: int = 500, n_classes: int = 4, n_clusters_per_class: int = 3,
+                     box: float = 4.0, std_range: tuple[float, float] = (0.3, 1.5),
+                     random_state=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One random planar Gaussian-mixture dataset of the REBEL Fig. 3 kind: (X, y, test_mask), train rows first.
+
+    Appel et al. 2016 (Sec. 5) say only "drawn from a mixture of multiple Gaussian clusters", 1000 training
+    and 500 test points; our choice (experiments/rebel/NOTES.md, "Synthetic data (Fig. 3)"):
+    ``n_classes * n_clusters_per_class`` clusters, cluster j of class ``j % n_classes``, equal weights;
+    means uniform in ``[-box, box]^2``; covariance R diag(s1^2, s2^2) R^T with s1, s2 uniform in
+    ``std_range`` and R a rotation by an angle uniform in [0, pi).  Each row's cluster is drawn uniformly
+    (so class counts vary), train and test from the same mixture; labels 0..n_classes-1.
+    """
+    if n_classes < 2 or n_clusters_per_class < 1:
+        raise ValueError("need n_classes >= 2 and n_clusters_per_class >= 1")
+    rng = np.random.default_rng(random_state)
+    m = n_classes * n_clusters_per_class
+    means = rng.uniform(-box, box, size=(m, 2))
+    stds = rng.uniform(*std_range, size=(m, 2))
+    angles = rng.uniform(0.0, np.pi, size=m)
+    rot = np.stack([np.stack([np.cos(angles), -np.sin(angles)], -1), np.stack([np.sin(angles), np.cos(angles)], -1)], 1)
+    chol = rot * stds[:, None, :]  # R diag(s): covariance R diag(s^2) R^T
+    n = n_train + n_test
+    cluster = rng.integers(0, m, size=n)
+    X = means[cluster] + np.einsum("nij,nj->ni", chol[cluster], rng.standard_normal((n, 2)))
+    mask = np.arange(n) >= n_train
+    return np.ascontiguousarray(X), (cluster % n_classes).astype(np.int64), mask

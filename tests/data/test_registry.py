@@ -58,7 +58,8 @@ def test_registry_holds_the_papers_variants():
     assert {"sk_digits", "sk_breast_cancer", "sk_wine", "sk_iris"} <= set(DATASETS)
     with_split = {n for n, s in DATASETS.items() if s.has_predefined_split}
     assert with_split == {"segmentation", "shuttle", "pendigits", "optdigits", "satimage", "vowel", "adult",
-                          "mnist", "letter", "letter_p1", "letter_p2", "two_gaussians", "gaussians_1d"}
+                          "mnist", "letter", "letter_p1", "letter_p2", "two_gaussians", "gaussians_1d",
+                          *(f"rebel_synth_{i}" for i in range(10))}
 
 
 def test_list_and_unknown_id():

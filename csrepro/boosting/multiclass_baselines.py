@@ -1,0 +1,337 @@
+"""Cost-neutral multiclass boosting baselines of REBEL (Appel, Burgos-Artizzu & Perona 2016, Sec. 5): AdaBoost.MH
+with real-valued vector stumps and one-vs-all discrete AdaBoost, both on REBEL's N_tau evenly spaced thresholds.
+
+Both search the candidate stumps REBEL searches: the thresholds of
+:meth:`~csrepro.weak.binning.BinMapper.fit_uniform` (``n_bins`` evenly spaced thresholds per feature over its
+training range, :class:`~csrepro.weak.binning.BinnedData` with ``spacing="uniform"``), ties to the lowest
+feature, then threshold.
+
+* :class:`AdaBoostMHClassifier` -- Schapire & Singer 1999, AdaBoost.MH (the multi-label Hamming-loss reduction,
+  Sec. 6 / Fig. 5) with the real-valued domain-partitioning weak hypotheses of Sec. 4.2 applied per label: one
+  2K-channel histogram pass (W+ per label | W- per label) through the shared K-vector histogram, and the cells
+  criterion :class:`HammingCells` whose ``value`` is the K-vector c_j, so that
+  :class:`~csrepro.weak.stumps.StumpLearner` grows K-vector cells (see :mod:`csrepro.weak.base`).
+* :class:`OneVsAllAdaBoostClassifier` -- K binary discrete AdaBoosts (Freund & Schapire 1997), class k against
+  the rest, each the project's :class:`~csrepro.boosting.binary.AdaBoostClassifier` with the weak learner
+  :class:`UniformStumpLearner`; prediction argmax_k F_k(x) (the one-vs-all reduction, e.g. Schapire & Singer
+  1999, Sec. 6; Allwein, Schapire & Singer 2000).
+
+Neither uses costs; both take ``cost_matrix`` only for the uniform interface of
+:func:`csrepro.methods.make_estimator` (which builds every method with one) and ignore it, as the project's
+binary boosters do.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from itertools import islice
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csrepro.boosting.binary import AdaBoostClassifier
+from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.stumps import Stump, StumpLearner
+
+__all__ = ["AdaBoostMHClassifier", "HammingCells", "OneVsAllAdaBoostClassifier", "UniformStumpLearner",
+           "hamming_channels"]
+
+
+# ----- weak-learner pieces -------------------------------------------------------------------------------------
+def hamming_channels(D: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Channels (n, 2K) [D(i, l) 1[Y_i[l] = +1] | D(i, l) 1[Y_i[l] = -1]] of AdaBoost.MH's weights D (n, K) and
+    label codes Y (n, K) in {-1, +1}: their sums over a cell j are (W+_j1..W+_jK | W-_j1..W-_jK)."""
+    pos = Y > 0
+    return np.ascontiguousarray(np.hstack([np.where(pos, D, 0.0), np.where(pos, 0.0, D)]))
+
+
+@dataclass(frozen=True)
+class HammingCells:
+    """Cells criterion of AdaBoost.MH's real-valued vector cells on :func:`hamming_channels` (Schapire & Singer 1999).
+
+    ``value(S)`` (..., K): c_jl = 1/2 ln((W+_jl + eps) / (W-_jl + eps)) per label l, the smoothed
+    confidence of Sec. 4.2 (eps > 0 bounds |c_jl| by about 1/2 ln(1 / eps) when a cell holds one sign only).
+    ``loss(S, value)`` (...): the cell's part of Z = 2 sum_j sum_l sqrt(W+_jl W-_jl), the normaliser at the
+    unsmoothed c_jl, by which Sec. 4.2 chooses the partition (the outputs are then smoothed); a stump's
+    score is Z over its two cells.
+    """
+
+    eps: float
+
+    @staticmethod
+    def _split(S):
+        S = np.maximum(np.asarray(S, dtype=np.float64), 0.0)  # R = T - L may round a hair below 0
+        K = S.shape[-1] // 2
+        return S[..., :K], S[..., K:]
+
+    def value(self, S):
+        Wp, Wn = self._split(S)
+        return 0.5 * np.log((Wp + self.eps) / (Wn + self.eps))
+
+    def loss(self, S, value=None):
+        Wp, Wn = self._split(S)
+        return 2.0 * np.sqrt(Wp * Wn).sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class UniformStumpLearner:
+    """:class:`~csrepro.weak.stumps.StumpLearner` on ``n_bins`` evenly spaced thresholds per feature (REBEL's
+    N_tau, :meth:`~csrepro.weak.binning.BinMapper.fit_uniform`), whatever binning the booster's ``data`` has.
+
+    A weak learner of :mod:`csrepro.weak.base` for boosters whose engine bins by quantiles (the binary
+    engine of :mod:`csrepro.boosting.binary`): the uniform binning of ``data.X`` is made once and kept in
+    ``data.cache`` (and in :meth:`BinnedData.memoised`'s memo, so REBEL and AdaBoost.MH on the same X share it).
+    """
+
+    n_bins: int = 200
+
+    def uniform_data(self, data: BinnedData) -> BinnedData:
+        """``data`` itself when it is already binned so, else the uniform binning of ``data.X``."""
+        if data.spacing == "uniform" and data.max_bins == self.n_bins:
+            return data
+        key = ("uniform_stumps", self.n_bins)
+        if key not in data.cache:
+            data.cache[key] = BinnedData.memoised(data.X, self.n_bins, data.backend, spacing="uniform")
+        return data.cache[key]
+
+    def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Stump | None:
+        """The best stump on the uniform thresholds; None when every feature is constant."""
+        return StumpLearner().fit(self.uniform_data(data), channels, criterion)
+
+
+# ----- shared estimator plumbing -------------------------------------------------------------------------------
+_CONSTRAINTS: dict = {
+    "n_estimators": [Interval(Integral, 1, None, closed="left")],
+    "n_bins": [Interval(Integral, 2, None, closed="left")],
+    "backend": [StrOptions(set(BACKENDS))],
+    "labels": ["array-like", None],
+    "cost_matrix": ["array-like", None],
+    "random_state": ["random_state"],
+}
+
+
+class _MulticlassBoost(ClassifierMixin, BaseEstimator):
+    """Parameters, label handling and the staged outputs shared by the two baselines (not an estimator by itself:
+    ``fit`` and ``_stages`` are the subclasses')."""
+
+    _parameter_constraints: dict = dict(_CONSTRAINTS)
+
+    def __init__(self, n_estimators=200, n_bins=200, backend="cython", labels=None, cost_matrix=None,
+                 random_state=None):
+        self.n_estimators = n_estimators
+        self.n_bins = n_bins
+        self.backend = backend
+        self.labels = labels
+        self.cost_matrix = cost_matrix
+        self.random_state = random_state
+
+    def _validate_training(self, X, y):
+        """(X, z): finite float X and class indices z into ``classes_`` (``labels``, or the sorted labels of y)."""
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        present = np.unique(y)
+        name = type(self).__name__
+        if len(present) < 2:
+            raise ValueError(f"{name} needs at least 2 classes but the training labels hold only 1 class "
+                             f"({present[0]!r}); use a stratified split")
+        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
+        unknown = np.setdiff1d(present, self.classes_)
+        if len(unknown):
+            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
+                             "add them to `labels` or drop those samples")
+        return X, np.searchsorted(self.classes_, y)
+
+    def _raw(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _stages(self, X):
+        """Scores (n, K) before any round, then after each round 1..T."""
+        raise NotImplementedError
+
+    def _scores(self, X):
+        return deque(self._stages(X), maxlen=1)[0]
+
+    @staticmethod
+    def _decision(H):
+        return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
+
+    def decision_function(self, X):
+        """Scores (n, K); with two classes score_1 - score_0 (positive favours ``classes_[1]``)."""
+        return self._decision(self._scores(X))
+
+    def staged_decision_function(self, X):
+        """Yield the decision function after each round 1..T."""
+        for H in islice(self._stages(X), 1, None):
+            yield self._decision(H)
+
+    def predict(self, X):
+        """``classes_[argmax_k score_k(x)]`` (ties: the lowest class index)."""
+        H = self._scores(X)
+        return self.classes_[np.argmax(H, axis=1)]
+
+    def staged_predict(self, X):
+        """Yield the predictions after each round 1..T."""
+        for H in islice(self._stages(X), 1, None):
+            yield self.classes_[np.argmax(H, axis=1)]
+
+
+# ----- AdaBoost.MH -----------------------------------------------------------------------------------------------
+class AdaBoostMHClassifier(_MulticlassBoost):
+    """AdaBoost.MH with real-valued vector stumps (Schapire & Singer 1999, Sec. 6 / Fig. 5, with the domain-partitioning
+    weak hypotheses of Sec. 4.2 per label).
+
+    The Hamming-loss reduction: sample i of class y_i gets the label code Y_i[l] = +1 if l = y_i else -1
+    (l = 1..K) and the weights D_1(i, l) = 1 / (m K) over the m K (example, label) pairs.  Round t:
+
+    * the weak hypothesis is a stump partitioning the features into cells j (its two sides); with
+      W^b_jl = sum_i D_t(i, l) 1[x_i in cell j, Y_i[l] = b] (b = +-1; one 2K-channel histogram pass,
+      :func:`hamming_channels`), it outputs h_t(x, l) = c_jl = 1/2 ln((W+_jl + eps) / (W-_jl + eps)) on cell j;
+    * the stump minimises Z_t = 2 sum_j sum_l sqrt(W+_jl W-_jl) over every feature and threshold
+      (:class:`HammingCells`; alpha_t = 1 is absorbed in the c_jl);
+    * D_{t+1}(i, l) = D_t(i, l) exp(-Y_i[l] h_t(x_i, l)) / Z'_t, Z'_t its normaliser (``normalizers_``).
+
+    The training Hamming loss (1 / (m K)) sum_{i, l} 1[Y_i[l] f(x_i, l) <= 0] of f = sum_t h_t is at most
+    prod_t Z'_t (Schapire & Singer 1999, Thm. 1 applied to the m K pairs; Z'_t = Z_t without smoothing).
+    Prediction: argmax_l f(x, l) (the single-label rule of the Hamming reduction).
+
+    Smoothing: eps = 1 / (m K), the initial weight of one (example, label) pair -- Sec. 4.2 takes eps "on the
+    order of 1/m" for m weighted examples; here the weighted items are the m K pairs.  It bounds |c_jl| by
+    about 1/2 ln(m K) and keeps a cell holding one sign only finite.
+
+    Parameters
+    ----------
+    n_estimators : int >= 1
+        Rounds T (vector stumps).
+    n_bins : int >= 2
+        Evenly spaced thresholds per feature over its training range (REBEL's N_tau = 200).
+    backend : {"cython", "numpy"}
+        Histogram kernel or its NumPy reference (same model).
+    labels : array-like or None
+        All class labels, sorted, when ``y`` may lack some (an absent class gets only negative codes).
+    cost_matrix : None
+        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral).
+    random_state : None
+        Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold).
+
+    Attributes
+    ----------
+    classes_, estimators_ (stumps with ``values`` (2, K) = c_jl, ``predict(X)`` (n, K)), stump_scores_ (T,) the
+    Z_t they were chosen by, normalizers_ (T,) Z'_t, epsilon_, n_estimators_, n_features_in_.
+    """
+
+    _parameter_constraints: dict = dict(_CONSTRAINTS)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Run up to ``n_estimators`` rounds of AdaBoost.MH on (X, y)."""
+        X, z = self._validate_training(X, y)
+        m, K = len(X), len(self.classes_)
+        Y = -np.ones((m, K))
+        Y[np.arange(m), z] = 1.0
+        D = np.full((m, K), 1.0 / (m * K))
+        self.epsilon_ = 1.0 / (m * K)
+        criterion = HammingCells(self.epsilon_)
+        data = BinnedData.memoised(X, self.n_bins, self.backend, spacing="uniform")
+        learner = StumpLearner()
+        estimators, scores, norms = [], [], []
+        for _ in range(self.n_estimators):
+            h = learner.fit(data, hamming_channels(D, Y), criterion)
+            if h is None:
+                break
+            D = D * np.exp(-Y * h.predict(X))
+            Z = D.sum()
+            D /= Z
+            estimators.append(h)
+            scores.append(h.score)
+            norms.append(Z)
+        self.estimators_ = estimators
+        self.stump_scores_ = np.array(scores)
+        self.normalizers_ = np.array(norms)
+        self.n_estimators_ = len(estimators)
+        return self
+
+    def _stages(self, X):
+        X = self._raw(X)
+        H = np.zeros((len(X), len(self.classes_)))
+        yield H
+        for h in self.estimators_:
+            H = H + h.predict(X)
+            yield H
+
+
+# ----- one-vs-all AdaBoost ---------------------------------------------------------------------------------------
+class OneVsAllAdaBoostClassifier(_MulticlassBoost):
+    """One-vs-all discrete AdaBoost on stumps: K binary AdaBoosts, class k against the rest, argmax_k F_k(x).
+
+    Booster k is the project's :class:`~csrepro.boosting.binary.AdaBoostClassifier` (Freund & Schapire 1997,
+    AdaBoost.M1 with two classes; thesis (VI.17)-(VI.22)) on the labels y^k_i = +1 if y_i = k else -1: uniform
+    weights, each round the stump g of least weighted error err on REBEL's evenly spaced thresholds
+    (:class:`UniformStumpLearner`), alpha = 1/2 ln((1 - err) / err), w_i <- w_i e^{-y^k_i alpha g(x_i)}
+    normalised; it stops early when err >= 1/2 or after a stump with err = 0 (the binary engine's rules).
+    F_k(x) = sum_t alpha_kt g_kt(x); prediction argmax_k F_k(x) (the one-vs-all reduction: Schapire & Singer
+    1999, Sec. 6; Allwein, Schapire & Singer 2000).  Round t of the staged outputs is every booster with
+    min(t, its rounds) stumps, so stage t equals a refit with ``n_estimators=t``.  A class of ``labels``
+    absent from training has no booster: F_k = -inf, never predicted.  With two classes the two boosters
+    mirror each other (F_0 = -F_1) and the decision function F_1 - F_0 is 2 F_AdaBoost.
+
+    Parameters
+    ----------
+    n_estimators : int >= 1
+        Rounds T of each binary AdaBoost.
+    n_bins : int >= 2
+        Evenly spaced thresholds per feature over its training range (REBEL's N_tau = 200).
+    backend : {"cython", "numpy"}
+        Histogram kernel or its NumPy reference (same model).
+    labels : array-like or None
+        All class labels, sorted, when ``y`` may lack some.
+    cost_matrix : None
+        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral).
+    random_state : None
+        Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold).
+
+    Attributes
+    ----------
+    classes_, estimators_ (K fitted binary :class:`~csrepro.boosting.binary.AdaBoostClassifier`, None for an
+    absent class), n_estimators_ (rounds of the longest booster), n_features_in_.
+    """
+
+    _parameter_constraints: dict = dict(_CONSTRAINTS)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit one binary AdaBoost per class (``n_estimators`` rounds each at most)."""
+        X, z = self._validate_training(X, y)
+        learner = UniformStumpLearner(self.n_bins)
+        present = np.bincount(z, minlength=len(self.classes_)) > 0
+        self.estimators_ = [
+            AdaBoostClassifier(n_estimators=self.n_estimators, weak_learner=learner, backend=self.backend)
+            .fit(X, np.where(z == k, 1, -1)) if present[k] else None
+            for k in range(len(self.classes_))]
+        self.n_estimators_ = max(b.n_estimators_ for b in self.estimators_ if b is not None)
+        return self
+
+    def _stages(self, X):
+        X = self._raw(X)
+        n, K = len(X), len(self.classes_)
+        H = np.zeros((n, K))
+        stages = []
+        for k, booster in enumerate(self.estimators_):
+            if booster is None:
+                H[:, k] = -np.inf
+                stages.append(iter(()))
+            else:
+                stages.append(booster.staged_decision_function(X))
+        yield H
+        for _ in range(self.n_estimators_):
+            H = H.copy()
+            for k, stage in enumerate(stages):
+                F = next(stage, None)
+                if F is not None:  # a booster that stopped early keeps its last score
+                    H[:, k] = F
+            yield H

@@ -1,0 +1,206 @@
+"""REBEL's cost-neutral baselines: AdaBoost.MH (Schapire & Singer 1999) with real vector stumps, one-vs-all AdaBoost."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import load_digits
+
+from csrepro import methods
+from csrepro.boosting.binary import AdaBoostClassifier
+from csrepro.boosting.multiclass_baselines import (
+    AdaBoostMHClassifier,
+    HammingCells,
+    OneVsAllAdaBoostClassifier,
+    UniformStumpLearner,
+    hamming_channels,
+)
+from csrepro.weak.binning import BinnedData
+from csrepro.weak.stumps import StumpLearner
+
+BOTH = [AdaBoostMHClassifier, OneVsAllAdaBoostClassifier]
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    return X[:400], y[:400]
+
+
+def noisy_binary(seed=0, n=300):
+    """Integer features 0..15 and noisy labels: no stump is perfect, AdaBoost runs every round."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 16, size=(n, 4)).astype(float)
+    y = np.where(X[:, 0] + X[:, 1] + 4 * rng.standard_normal(n) > 15, "b", "a")
+    return X, y
+
+
+# ------------------------------------------------------------------ AdaBoost.MH's weak learner
+
+@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mh_stump_is_the_best_of_all_thresholds_by_z_with_closed_form_cells(backend, seed):
+    rng = np.random.default_rng(seed)
+    m, d, K, n_bins = 60, 3, 4, 7
+    X = rng.normal(size=(m, d))
+    X[:, 2] = rng.integers(0, 3, m)  # ties and empty uniform bins
+    y = rng.integers(0, K, m)
+    Y = np.where(np.arange(K) == y[:, None], 1.0, -1.0)
+    D = rng.random((m, K))
+    D /= D.sum()
+    eps = 1.0 / (m * K)
+    data = BinnedData(X, n_bins, backend, spacing="uniform")
+    h = StumpLearner().fit(data, hamming_channels(D, Y), HammingCells(eps))
+
+    def sides(left):
+        """(W+, W-) per side, each (2, K), by brute force on the raw rule x_j <= t."""
+        Wp = np.array([(D * (Y > 0))[s].sum(0) for s in (left, ~left)])
+        Wn = np.array([(D * (Y < 0))[s].sum(0) for s in (left, ~left)])
+        return Wp, Wn
+
+    brute = []
+    for j in range(d):
+        for t in data.mapper.thresholds[j]:
+            Wp, Wn = sides(X[:, j] <= t)
+            brute.append((2 * np.sqrt(Wp * Wn).sum(), j, t))
+    best = min(z for z, _, _ in brute)
+    first = next((j, t) for z, j, t in brute if z <= best + 1e-12)
+    assert h.score == pytest.approx(best, rel=1e-10)
+    assert (h.feature, h.threshold) == first
+    Wp, Wn = sides(X[:, h.feature] <= h.threshold)
+    assert h.values.shape == (2, K)
+    assert_allclose(h.values, 0.5 * np.log((Wp + eps) / (Wn + eps)), rtol=1e-10)
+    assert_allclose(h.predict(X), np.where((X[:, h.feature] <= h.threshold)[:, None], h.values[0], h.values[1]))
+
+
+def test_mh_sees_the_candidate_stumps_of_rebel(digits):
+    """Both bin by BinnedData.memoised(X, n_bins, backend, spacing="uniform"): one binning, the same thresholds."""
+    X, y = digits
+    mh = AdaBoostMHClassifier(n_estimators=10, n_bins=50).fit(X, y)
+    data = BinnedData.memoised(X, 50, "cython", spacing="uniform")
+    for h in mh.estimators_:
+        assert h.threshold in data.mapper.thresholds[h.feature]
+    assert UniformStumpLearner(50).uniform_data(BinnedData.memoised(X)) is data
+
+
+# ------------------------------------------------------------------ AdaBoost.MH
+
+def test_mh_hamming_loss_is_bounded_by_the_product_of_the_normalisers(digits):
+    """Schapire & Singer's bound: (1/mK) sum_{i,l} 1[Y_i[l] f(x_i, l) <= 0] <= prod_t Z_t, at every round; and
+    prod_t Z_t is (1/mK) sum_{i,l} exp(-Y_i[l] f(x_i, l)) exactly (the unrolled weight update)."""
+    X, y = digits
+    model = AdaBoostMHClassifier(n_estimators=40).fit(X, y)
+    assert model.n_estimators_ == 40
+    Y = np.where(model.classes_ == y[:, None], 1.0, -1.0)
+    bound = np.cumprod(model.normalizers_)
+    for t, F in enumerate(list(model._stages(X))[1:]):
+        assert_allclose(bound[t], np.exp(-Y * F).mean(), rtol=1e-9)
+        assert (Y * F <= 0).mean() <= bound[t]
+    assert np.all(model.stump_scores_ <= 1.0) and np.all(model.normalizers_ < 1.0)
+    assert bound[-1] < 0.05 and (model.predict(X) == y).mean() > 0.95
+
+
+def test_mh_predicts_the_argmax_of_the_summed_vector_stumps(digits):
+    X, y = digits
+    model = AdaBoostMHClassifier(n_estimators=15).fit(X, y)
+    F = sum(h.predict(X) for h in model.estimators_)
+    assert_allclose(model.decision_function(X), F, rtol=1e-12)
+    assert_array_equal(model.predict(X), model.classes_[np.argmax(F, axis=1)])
+
+
+# ------------------------------------------------------------------ one-vs-all AdaBoost
+
+def test_two_class_one_vs_all_is_two_mirrored_binary_adaboosts():
+    """Class b vs rest is AdaBoost on (a, b); class a vs rest is AdaBoost on the flipped labels, F_a = -F_b.
+    Integer features 0..15 and N_tau = 200: every gap holds a uniform threshold, so the uniform stumps split the
+    training set as the binary AdaBoost's all-threshold stumps do."""
+    X, y = noisy_binary()
+    T = 30
+    ova = OneVsAllAdaBoostClassifier(n_estimators=T).fit(X, y)
+    ada = AdaBoostClassifier(n_estimators=T).fit(X, y)
+    flipped = AdaBoostClassifier(n_estimators=T).fit(X, np.where(y == "a", "z", "b"))  # "z" > "b": a is positive
+    assert ada.n_estimators_ == T and ova.n_estimators_ == T
+    F_a, F_b = (booster.decision_function(X) for booster in ova.estimators_)
+    assert_allclose(F_b, ada.decision_function(X), rtol=1e-9)
+    assert_allclose(F_a, flipped.decision_function(X), rtol=1e-9)
+    assert_allclose(F_a, -F_b, rtol=1e-9)
+    for pa, po, Fa, Fo in zip(ada.staged_predict(X), ova.staged_predict(X), ada.staged_decision_function(X),
+                              ova.staged_decision_function(X), strict=True):
+        assert_array_equal(pa, po)
+        assert_allclose(Fo, 2 * Fa, rtol=1e-9, atol=1e-12)
+
+
+def test_one_vs_all_predicts_the_argmax_of_its_boosters(digits):
+    X, y = digits
+    model = OneVsAllAdaBoostClassifier(n_estimators=10).fit(X, y)
+    F = np.column_stack([b.decision_function(X) for b in model.estimators_])
+    for k, b in enumerate(model.estimators_):
+        assert_array_equal(b.classes_, [-1, 1])
+        assert (b.predict(X) == 1).sum() > 0 and set(np.unique(y[b.predict(X) == 1])) >= {k}
+    assert_allclose(model.decision_function(X), F)
+    assert_array_equal(model.predict(X), model.classes_[np.argmax(F, axis=1)])
+
+
+# ------------------------------------------------------------------ both
+
+@pytest.mark.parametrize("cls", BOTH)
+def test_staged_outputs_equal_refits_with_fewer_rounds(cls, digits):
+    X, y = digits
+    full = cls(n_estimators=12).fit(X, y)
+    staged_p, staged_d = list(full.staged_predict(X)), list(full.staged_decision_function(X))
+    assert len(staged_p) == len(staged_d) == 12
+    for T in (1, 5, 12):
+        refit = cls(n_estimators=T).fit(X, y)
+        assert_array_equal(staged_p[T - 1], refit.predict(X))
+        assert_allclose(staged_d[T - 1], refit.decision_function(X), rtol=1e-12)
+
+
+def test_one_vs_all_stages_hold_a_booster_that_stopped_early():
+    """A separable class: its AdaBoost stops after the stump with err = 0, later stages keep its score."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 3))
+    y = np.where(X[:, 0] > 1.0, 2, rng.integers(0, 2, 150))
+    model = OneVsAllAdaBoostClassifier(n_estimators=8).fit(X, y)
+    assert model.estimators_[2].n_estimators_ == 1 and model.n_estimators_ == 8
+    stages = list(model.staged_decision_function(X))
+    assert len(stages) == 8
+    for T in (1, 4, 8):
+        assert_allclose(stages[T - 1], OneVsAllAdaBoostClassifier(n_estimators=T).fit(X, y).decision_function(X))
+        assert_allclose(stages[T - 1][:, 2], stages[0][:, 2])
+
+
+@pytest.mark.parametrize("cls", BOTH)
+def test_cython_and_numpy_backends_fit_the_same_model(cls, digits):
+    X, y = digits
+    fits = [cls(n_estimators=15, backend=b).fit(X, y) for b in ("cython", "numpy")]
+    assert_allclose(fits[0].decision_function(X), fits[1].decision_function(X), rtol=1e-9)
+    assert_array_equal(fits[0].predict(X), fits[1].predict(X))
+
+
+@pytest.mark.parametrize("cls", BOTH)
+def test_labels_absent_from_training(cls, digits):
+    X, y = digits
+    keep = y != 9
+    model = cls(n_estimators=5, labels=np.arange(10)).fit(X[keep], y[keep])
+    assert model.decision_function(X).shape == (len(X), 10)
+    assert 9 not in model.predict(X)
+
+
+@pytest.mark.parametrize("cls", BOTH)
+def test_bad_labels(cls):
+    X, y = noisy_binary(n=40)
+    with pytest.raises(ValueError, match=r"training labels \['b'\] are not in labels=\['a', 'c'\]"):
+        cls(labels=["a", "c"]).fit(X, y)
+    with pytest.raises(ValueError, match="only 1 class"):
+        cls().fit(X, np.full(len(X), "a"))
+
+
+@pytest.mark.parametrize("name, cls", [("adaboost_mh", AdaBoostMHClassifier),
+                                       ("ova_adaboost", OneVsAllAdaBoostClassifier)])
+def test_registry_ids_are_cost_neutral_and_ignore_the_cost_matrix(name, cls, digits):
+    X, y = digits
+    spec = methods.get_method(name)
+    assert spec.estimator_class is cls and spec.multiclass and not spec.cost_sensitive
+    C = np.ones((10, 10)) - np.eye(10)
+    C[0] *= 50
+    with_costs = methods.make_estimator(name, cost_matrix=C, n_estimators=3).fit(X, y)
+    assert_allclose(with_costs.decision_function(X), cls(n_estimators=3).fit(X, y).decision_function(X))

@@ -1,0 +1,72 @@
+"""REBEL's posterior for 0-1-trained models and the Bayes-rule wrapper (the Fig. 3 standard approach)."""
+
+import numpy as np
+import pytest
+
+from csrepro import methods
+from csrepro.boosting.rebel import REBELClassifier
+from csrepro.calibration import BayesRuleClassifier
+from csrepro.costs import bayes_decision, rebel_random
+from csrepro.data.synthetic import rebel_mixture_2d
+
+
+def _data(seed=0):
+    X, y, mask = rebel_mixture_2d(n_train=600, n_test=300, random_state=seed)
+    return X[~mask], y[~mask], X[mask], y[mask]
+
+
+def test_posterior_is_normalised_sigmoid_of_2h_and_argmax_is_predict():
+    X, y, Xt, _ = _data()
+    m = REBELClassifier(n_estimators=30).fit(X, y)
+    P = m.predict_proba(Xt)
+    H = m.decision_function(Xt)
+    S = 1.0 / (1.0 + np.exp(-2.0 * H))
+    np.testing.assert_allclose(P, S / S.sum(axis=1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(m.classes_[P.argmax(axis=1)], m.predict(Xt))
+    staged = list(m.staged_predict_proba(Xt))
+    assert len(staged) == 30
+    np.testing.assert_allclose(staged[-1], P)
+
+
+def test_posterior_minimises_the_per_class_population_loss():
+    # (1 - p) e^H + p e^{-H} is minimal at H = 1/2 ln(p / (1 - p)), so sigmoid(2 H) recovers p
+    p = np.linspace(0.05, 0.95, 19)
+    grid = np.linspace(-3, 3, 600001)
+    H = np.array([grid[np.argmin((1 - q) * np.exp(grid) + q * np.exp(-grid))] for q in p])
+    np.testing.assert_allclose(1 / (1 + np.exp(-2 * H)), p, atol=1e-5)
+
+
+def test_two_class_posterior_needs_no_normalisation():
+    X, y, Xt, _ = _data(1)
+    two = y < 2
+    m = REBELClassifier(n_estimators=20).fit(X[two], y[two])
+    H1_minus_H0 = m.decision_function(Xt)
+    np.testing.assert_allclose(m.predict_proba(Xt)[:, 1], 1 / (1 + np.exp(-H1_minus_H0)), rtol=1e-10)
+
+
+def test_scaled_zero_one_costs_are_accepted_and_other_costs_raise():
+    X, y, Xt, _ = _data(2)
+    K = len(np.unique(y))
+    scaled = REBELClassifier(cost_matrix=3.0 * (1 - np.eye(K)), n_estimators=5).fit(X, y)
+    np.testing.assert_allclose(scaled.predict_proba(Xt), REBELClassifier(n_estimators=5).fit(X, y).predict_proba(Xt))
+    costly = REBELClassifier(cost_matrix=rebel_random(K, random_state=0), n_estimators=5).fit(X, y)
+    with pytest.raises(ValueError, match="predict_proba needs a model trained with 0-1 costs"):
+        costly.predict_proba(Xt)
+
+
+def test_bayes_rule_wrapper_and_rebel_standard():
+    X, y, Xt, yt = _data(3)
+    K = len(np.unique(y))
+    C = rebel_random(K, random_state=4)
+    w = BayesRuleClassifier(REBELClassifier(n_estimators=25), cost_matrix=C).fit(X, y)
+    neutral = REBELClassifier(n_estimators=25).fit(X, y)
+    np.testing.assert_array_equal(w.predict(Xt), neutral.classes_[bayes_decision(neutral.predict_proba(Xt), C)])
+    zero_one = BayesRuleClassifier(REBELClassifier(n_estimators=25)).fit(X, y)
+    np.testing.assert_array_equal(zero_one.predict(Xt), neutral.predict(Xt))
+    std = methods.make_estimator("rebel_standard", cost_matrix=C, random_state=0, n_estimators=25).fit(X, y)
+    np.testing.assert_array_equal(std.predict(Xt), w.predict(Xt))
+    assert methods.get_method("rebel_standard").predict_proba
+    assert "n_estimators" in methods.method_params("rebel_standard")
+    with pytest.raises(ValueError, match="cost"):
+        BayesRuleClassifier(REBELClassifier(n_estimators=3), cost_matrix=np.ones((2, 2))).fit(X, y)
