@@ -58,7 +58,7 @@ def test_fig3_win_fraction_is_written_beside_the_published_90(synthetic):
 
 @pytest.mark.xfail(reason="not reproduced yet: on our mixtures the cost-neutral REBEL + posteriors + Bayes rule "
                           "beats cost-trained REBEL in most trials (experiments/rebel/NOTES.md, Synthetic data)",
-                   strict=False)
+                   strict=True)
 def test_fig3_rebel_wins_most_trials(synthetic):
     _, _, out = synthetic
     summary = pd.read_csv(out / "figures" / "figure3_summary.csv").iloc[0]
