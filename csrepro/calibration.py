@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -131,3 +132,11 @@ class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
         """The minimum-expected-cost class under ``predict_proba`` (ties: the lowest class index)."""
         P = self.predict_proba(X)
         return self.classes_[bayes_decision(P, self.cost_matrix_)]
+
+    @available_if(lambda self: hasattr(self.estimator, "staged_predict_proba"))
+    def staged_predict(self, X):
+        """The minimum-expected-cost class after each round of a boosted estimator (its ``staged_predict_proba``),
+        so that its number of rounds can be chosen on validation cost (csrepro.selection.rounds)."""
+        check_is_fitted(self)
+        for P in self.estimator_.staged_predict_proba(validate_data(self, X, dtype=np.float64, reset=False)):
+            yield self.classes_[bayes_decision(P, self.cost_matrix_)]

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_wine
 
 from csrepro import methods
 from csrepro.boosting.rebel import REBELClassifier
@@ -70,3 +71,26 @@ def test_bayes_rule_wrapper_and_rebel_standard():
     assert "n_estimators" in methods.method_params("rebel_standard")
     with pytest.raises(ValueError, match="cost"):
         BayesRuleClassifier(REBELClassifier(n_estimators=3), cost_matrix=np.ones((2, 2))).fit(X, y)
+
+
+def test_bayes_rule_stages_follow_the_posteriors_of_each_round():
+    X, y = load_wine(return_X_y=True)
+    C = rebel_random(3, random_state=1)
+    model = BayesRuleClassifier(REBELClassifier(n_estimators=6), cost_matrix=C).fit(X, y)
+    stages = list(model.staged_predict(X))
+    assert len(stages) == 6
+    assert np.array_equal(stages[-1], model.predict(X))
+    for t, pred in enumerate(stages, start=1):
+        P = REBELClassifier(n_estimators=t).fit(X, y).predict_proba(X)
+        assert np.array_equal(pred, model.classes_[bayes_decision(P, C)])
+    assert not hasattr(BayesRuleClassifier(GaussianNBLike()), "staged_predict")
+
+
+class GaussianNBLike:
+    """A probabilistic estimator without stages."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict_proba(self, X):
+        return np.full((len(X), 2), 0.5)
