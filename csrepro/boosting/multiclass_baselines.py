@@ -23,18 +23,15 @@ binary boosters do.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
-from itertools import islice
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.boosting.binary import AdaBoostClassifier
+from csrepro.boosting.scores import _VectorBoost
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.stumps import Stump, StumpLearner
 
@@ -115,9 +112,8 @@ _CONSTRAINTS: dict = {
 }
 
 
-class _MulticlassBoost(ClassifierMixin, BaseEstimator):
-    """Parameters, label handling and the staged outputs shared by the two baselines (not an estimator by itself:
-    ``fit`` and ``_stages`` are the subclasses')."""
+class _MulticlassBoost(_VectorBoost):
+    """Parameters of the two baselines (not an estimator by itself: ``fit`` and ``_stages`` are the subclasses')."""
 
     _parameter_constraints: dict = dict(_CONSTRAINTS)
 
@@ -129,56 +125,6 @@ class _MulticlassBoost(ClassifierMixin, BaseEstimator):
         self.labels = labels
         self.cost_matrix = cost_matrix
         self.random_state = random_state
-
-    def _validate_training(self, X, y):
-        """(X, z): finite float X and class indices z into ``classes_`` (``labels``, or the sorted labels of y)."""
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
-        present = np.unique(y)
-        name = type(self).__name__
-        if len(present) < 2:
-            raise ValueError(f"{name} needs at least 2 classes but the training labels hold only 1 class "
-                             f"({present[0]!r}); use a stratified split")
-        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
-        unknown = np.setdiff1d(present, self.classes_)
-        if len(unknown):
-            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
-                             "add them to `labels` or drop those samples")
-        return X, np.searchsorted(self.classes_, y)
-
-    def _raw(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
-
-    def _stages(self, X):
-        """Scores (n, K) before any round, then after each round 1..T."""
-        raise NotImplementedError
-
-    def _scores(self, X):
-        return deque(self._stages(X), maxlen=1)[0]
-
-    @staticmethod
-    def _decision(H):
-        return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
-
-    def decision_function(self, X):
-        """Scores (n, K); with two classes score_1 - score_0 (positive favours ``classes_[1]``)."""
-        return self._decision(self._scores(X))
-
-    def staged_decision_function(self, X):
-        """Yield the decision function after each round 1..T."""
-        for H in islice(self._stages(X), 1, None):
-            yield self._decision(H)
-
-    def predict(self, X):
-        """``classes_[argmax_k score_k(x)]`` (ties: the lowest class index)."""
-        H = self._scores(X)
-        return self.classes_[np.argmax(H, axis=1)]
-
-    def staged_predict(self, X):
-        """Yield the predictions after each round 1..T."""
-        for H in islice(self._stages(X), 1, None):
-            yield self.classes_[np.argmax(H, axis=1)]
 
 
 # ----- AdaBoost.MH -----------------------------------------------------------------------------------------------

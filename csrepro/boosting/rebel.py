@@ -16,16 +16,15 @@ closed-form a and the learners are in :mod:`csrepro.weak.vector`.
 
 from __future__ import annotations
 
-from collections import deque
 from itertools import islice
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from csrepro.boosting.scores import _VectorBoost
 from csrepro.costs import CostMatrixError, check_cost_matrix_for_labels
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.vector import ExpVector, LayerTreeLearner
@@ -123,7 +122,7 @@ def rebel_cost_matrix(cost_matrix, classes):
     return check_cost_matrix_for_labels(cost_matrix, classes)
 
 
-class REBELClassifier(ClassifierMixin, BaseEstimator):
+class REBELClassifier(_VectorBoost):
     """REBEL (Appel, Burgos-Artizzu & Perona 2016): H(x) = a_0 + sum_t f_t(x) a_t (eq. 3), greedy on the loss (2).
 
     Each round: weights w+_n = c+_n * e^{H(x_n)}, w-_n = c-_n * e^{-H(x_n)} (Sec. 3, F = exp); the weak
@@ -184,19 +183,8 @@ class REBELClassifier(ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Boost ``n_estimators`` weak learners on (X, y) under the cost matrix."""
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
-        present = np.unique(y)
-        if len(present) < 2:
-            raise ValueError(f"REBEL needs at least 2 classes but the training labels hold only 1 class "
-                             f"({present[0]!r}); use a stratified split")
-        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
-        unknown = np.setdiff1d(present, self.classes_)
-        if len(unknown):
-            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
-                             "add them to `labels` or drop those samples")
+        X, z = self._validate_training(X, y)
         self.cost_matrix_ = rebel_cost_matrix(self.cost_matrix, self.classes_)
-        z = np.searchsorted(self.classes_, y)
         cp, cm = surrogate_targets(self.cost_matrix_)
         cp, cm = cp[z], cm[z]
         crit = ExpVector()
@@ -232,10 +220,6 @@ class REBELClassifier(ClassifierMixin, BaseEstimator):
         top = np.abs(H).max()
         return np.hstack([cp * np.exp(H - top), cm * np.exp(-H - top)]), np.exp(top)
 
-    def _raw(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
-
     def _stages(self, X):
         """H(x) (n, K) after a_0, then after each weak learner."""
         X = self._raw(X)
@@ -244,31 +228,6 @@ class REBELClassifier(ClassifierMixin, BaseEstimator):
         for h, a in zip(self.estimators_, self.estimator_weights_):
             H = H + h.predict(X)[:, None] * a
             yield H
-
-    def _scores(self, X):
-        return deque(self._stages(X), maxlen=1)[0]
-
-    def _decision(self, H):
-        return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
-
-    def decision_function(self, X):
-        """H(x) (n, K); with two classes H_1(x) - H_0(x) (positive favours ``classes_[1]``)."""
-        return self._decision(self._scores(X))
-
-    def staged_decision_function(self, X):
-        """Yield the decision function after each weak learner 1..T."""
-        for H in islice(self._stages(X), 1, None):
-            yield self._decision(H)
-
-    def predict(self, X):
-        """``classes_[argmax_k H_k(x)]`` (ties: the lowest class index)."""
-        H = self._scores(X)
-        return self.classes_[np.argmax(H, axis=1)]
-
-    def staged_predict(self, X):
-        """Yield the predictions after each weak learner 1..T."""
-        for H in islice(self._stages(X), 1, None):
-            yield self.classes_[np.argmax(H, axis=1)]
 
     def _check_zero_one(self):
         check_is_fitted(self)

@@ -40,3 +40,37 @@ def test_hand_computed():
         # rows 2, 2, 0: duplicates count twice
         sub = mod.histogram(codes, offsets, ch, np.array([2, 2, 0]), np.empty((4, 2)))
         np.testing.assert_array_equal(sub, [[1, 10], [8, 80], [8, 80], [1, 10]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(problems(), st.booleans())
+def test_feature_major_kernel_equals_row_major_bit_for_bit(problem, dominant):
+    """histogram_fm (feature-major uint8 codes) gives exactly histogram's sums, and the reference's to rounding;
+    ``dominant``: most rows of each feature in one bin (as MNIST's zero pixels)."""
+    codes, offsets, channels, samples, total = problem
+    if dominant:
+        rng = np.random.default_rng(int(codes.sum()) + codes.size)
+        codes = np.where(rng.random(codes.shape) < 0.8, 0, codes).astype(np.int32)
+    codes_t = np.ascontiguousarray(codes.T, dtype=np.uint8)
+    got = histogram.histogram_fm(codes_t, offsets, channels, samples, np.full((total, channels.shape[1]), np.nan))
+    row_major = histogram.histogram(codes, offsets, channels, samples, np.empty((total, channels.shape[1])))
+    np.testing.assert_array_equal(got, row_major)
+    want = histogram_ref.histogram(codes, offsets, channels, samples, np.empty((total, channels.shape[1])))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_feature_major_blocks_and_wide_channels():
+    """Several row blocks, d not a multiple of 4, 201 bins, a dominant bin; k = 8..24 even (REBEL's 2K: runs summed
+    in registers), and other k (features four at a time)."""
+    rng = np.random.default_rng(0)
+    n, d = 5000, 7
+    codes = np.where(rng.random((n, d)) < 0.8, 0, rng.integers(0, 201, (n, d))).astype(np.int32)
+    offsets = np.arange(d, dtype=np.intp) * 201
+    codes_t = np.ascontiguousarray(codes.T, dtype=np.uint8)
+    for k in (20, 8, 24, 26, 5, 2, 1):
+        ch = rng.normal(size=(n, k))
+        for samples in (None, np.sort(rng.integers(0, n, 3000)), rng.integers(0, n, 3000)):
+            got = histogram.histogram_fm(codes_t, offsets, ch, samples, np.empty((d * 201, k)))
+            np.testing.assert_array_equal(got, histogram.histogram(codes, offsets, ch, samples, np.empty((d * 201, k))))
+            want = histogram_ref.histogram(codes, offsets, ch, samples, np.empty((d * 201, k)))
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
