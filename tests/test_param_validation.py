@@ -7,6 +7,7 @@ The harness validates each experiment's parameters before any trial with
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
 from sklearn.utils._param_validation import InvalidParameterError, StrOptions
 
 import csrepro
@@ -15,8 +16,10 @@ from csrepro.boosting.binary import AdaBoostClassifier, LogitBoostClassifier
 from csrepro.boosting.cost_sensitive import CSAdaBoostClassifier, CSLogitBoostClassifier
 from csrepro.boosting.margin import CanonicalGradientBoostClassifier, SavageBoostClassifier, TangentBoostClassifier
 from csrepro.boosting.mcboost import MCBoostClassifier
-from csrepro.calibration import PlattCalibrated
+from csrepro.boosting.rebel import REBELClassifier
+from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
 from csrepro.selection.detection_rate import DetectionRateClassifier
+from csrepro.selection.rounds import RoundsOnValidation
 from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
 from csrepro.svm import CostSensitiveSVC
 
@@ -27,7 +30,9 @@ ESTIMATORS = [getattr(csrepro, name) for name in csrepro.__all__]  # every publi
 #: the smallest valid arguments of the estimators whose defaults are refused at fit
 VALID_ARGS = {PlattCalibrated: {"estimator": AdaBoostClassifier(n_estimators=2)},
               DetectionRateClassifier: {"estimator": LogisticRegression()},
-              CostRatioSVC: {"cost_matrix": COST}}
+              CostRatioSVC: {"cost_matrix": COST},
+              BayesRuleClassifier: {"estimator": LogisticRegression()},
+              RoundsOnValidation: {"estimator": REBELClassifier(n_estimators=2)}}
 
 
 def _data():
@@ -112,6 +117,11 @@ BAD = [
     (PlattCalibrated, {"estimator": "svm"}),
     (PlattCalibrated, {"cv": 1}),
     (DetectionRateClassifier, {"estimator": None}),
+    (BayesRuleClassifier, {"estimator": None}),
+    (BayesRuleClassifier, {"estimator": LinearSVC()}),  # no predict_proba
+    (RoundsOnValidation, {"estimator": LogisticRegression()}),  # no staged_predict
+    (RoundsOnValidation, {"criterion": "accuracy"}),
+    (RoundsOnValidation, {"val_size": 1.5}),
     (DetectionRateClassifier, {"target_detection_rate": 0.0}),
     (DetectionRateClassifier, {"target_detection_rate": 1.5}),
     (DetectionRateClassifier, {"positive": "first"}),

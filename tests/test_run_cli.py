@@ -57,7 +57,7 @@ def test_override_check_lists_valid_fields():
         check_overrides(["+exp=smoke", "exp.n_trial=5"])
     with pytest.raises(ConfigError, match=r"runner.dask has no 'adress'.*'address'"):
         check_overrides(["+exp=smoke", "runner.dask.adress=x"])
-    with pytest.raises(ConfigError, match=r"pass \+exp=<name>, one of \[.*'guess_averse_uci', 'smoke'.*\]"):
+    with pytest.raises(ConfigError, match=r"pass \+exp=<name>, one of \[.*'guess_averse_uci'.*'smoke'.*\]"):
         check_overrides(["exp.n_trials=5"])
     check_overrides(["-m", "+exp=smoke", "exp.n_trials=1,2", "runner=dask", "cost@exp.cost=zero_one",
                      "+exp.methods.ls_mcboost={}", "hydra.verbose=true", "exp.protocol.test_size=0.5"])
