@@ -183,7 +183,7 @@ class BinnedData:
         detection rates on one training split): the 8 most recently used binnings are kept, keyed
         on the bytes of X (:data:`BINNED`).  Treat the result as read-only (``cache`` entries are deterministic)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        key = fingerprint(X, max_bins, backend) if spacing == "quantile" else fingerprint(X, max_bins, backend, spacing)
+        key = fingerprint(X, max_bins, backend, spacing)
         return BINNED.get(key, lambda: cls(X, max_bins, backend, spacing))
 
     @cached_property
