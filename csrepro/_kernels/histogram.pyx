@@ -11,6 +11,16 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
 import numpy as np
 
 
+def _rows(codes, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t[::1] offsets, const double[:, ::1] channels,
+          samples, double[:, ::1] out):
+    """The row indices of ``samples`` as a contiguous intp array (an empty one for None: all n rows),
+    after checking that ``offsets``, ``channels`` and ``out`` fit ``codes`` (its shape, described)."""
+    if channels.shape[0] != n or offsets.shape[0] != d or out.shape[1] != channels.shape[1]:
+        raise ValueError(f"shape mismatch: {codes}, offsets {offsets.shape[0]}, channels "
+                         f"{channels.shape[0]}x{channels.shape[1]}, out {out.shape[0]}x{out.shape[1]}")
+    return np.ascontiguousarray(np.empty(0) if samples is None else samples, dtype=np.intp)
+
+
 def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const double[:, ::1] channels,
               samples, double[:, ::1] out):
     """Fill ``out`` (zeroed first, shape (total_bins, k)) with the channel sums; returns ``out``.
@@ -19,16 +29,9 @@ def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const doub
     """
     cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], k = channels.shape[1]
     cdef Py_ssize_t m, t, i, j, c, b
-    cdef const Py_ssize_t[::1] rows
     cdef bint every = samples is None
-    if channels.shape[0] != n or offsets.shape[0] != d or out.shape[1] != k:
-        raise ValueError(f"shape mismatch: codes {n}x{d}, offsets {offsets.shape[0]}, channels "
-                         f"{channels.shape[0]}x{k}, out {out.shape[0]}x{out.shape[1]}")
-    if every:
-        m = n
-    else:
-        rows = np.ascontiguousarray(samples, dtype=np.intp)
-        m = rows.shape[0]
+    cdef const Py_ssize_t[::1] rows = _rows(f"codes {n}x{d}", n, d, offsets, channels, samples, out)
+    m = n if every else rows.shape[0]
     with nogil:
         out[:, :] = 0.0
         if k == 2:  # the common case (two class weights, or w and w z): unrolled
@@ -144,7 +147,6 @@ def histogram_fm(const unsigned char[:, ::1] codes_t, const Py_ssize_t[::1] offs
     cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], k = channels.shape[1]
     cdef Py_ssize_t m, t, t0, t1, i, j, step
     cdef Py_ssize_t o0, o1, o2, o3
-    cdef const Py_ssize_t[::1] rows
     cdef const unsigned char* c0
     cdef const unsigned char* c1
     cdef const unsigned char* c2
@@ -153,14 +155,8 @@ def histogram_fm(const unsigned char[:, ::1] codes_t, const Py_ssize_t[::1] offs
     cdef double* base
     cdef const Py_ssize_t* rp = NULL
     cdef bint every = samples is None
-    if channels.shape[0] != n or offsets.shape[0] != d or out.shape[1] != k:
-        raise ValueError(f"shape mismatch: codes_t {d}x{n}, offsets {offsets.shape[0]}, channels "
-                         f"{channels.shape[0]}x{k}, out {out.shape[0]}x{out.shape[1]}")
-    if every:
-        m = n
-    else:
-        rows = np.ascontiguousarray(samples, dtype=np.intp)
-        m = rows.shape[0]
+    cdef const Py_ssize_t[::1] rows = _rows(f"codes_t {d}x{n}", n, d, offsets, channels, samples, out)
+    m = n if every else rows.shape[0]
     step = max(256, 32768 // max(k, 1))  # a block's channels: about 256 KiB
     out[:, :] = 0.0
     if m == 0 or k == 0 or d == 0:

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.datasets import load_digits
 
 from csrepro import methods
 from csrepro.boosting.binary import AdaBoostClassifier
@@ -18,20 +17,6 @@ from csrepro.weak.binning import BinnedData
 from csrepro.weak.stumps import StumpLearner
 
 BOTH = [AdaBoostMHClassifier, OneVsAllAdaBoostClassifier]
-
-
-@pytest.fixture(scope="module")
-def digits():
-    X, y = load_digits(return_X_y=True)
-    return X[:400], y[:400]
-
-
-def noisy_binary(seed=0, n=300):
-    """Integer features 0..15 and noisy labels: no stump is perfect, AdaBoost runs every round."""
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 16, size=(n, 4)).astype(float)
-    y = np.where(X[:, 0] + X[:, 1] + 4 * rng.standard_normal(n) > 15, "b", "a")
-    return X, y
 
 
 # ------------------------------------------------------------------ AdaBoost.MH's weak learner
@@ -109,7 +94,7 @@ def test_mh_predicts_the_argmax_of_the_summed_vector_stumps(digits):
 
 # ------------------------------------------------------------------ one-vs-all AdaBoost
 
-def test_two_class_one_vs_all_is_two_mirrored_binary_adaboosts():
+def test_two_class_one_vs_all_is_two_mirrored_binary_adaboosts(noisy_binary):
     """Class b vs rest is AdaBoost on (a, b); class a vs rest is AdaBoost on the flipped labels, F_a = -F_b.
     Integer features 0..15 and N_tau = 200: every gap holds a uniform threshold, so the uniform stumps split the
     training set as the binary AdaBoost's all-threshold stumps do."""
@@ -186,7 +171,7 @@ def test_labels_absent_from_training(cls, digits):
 
 
 @pytest.mark.parametrize("cls", BOTH)
-def test_bad_labels(cls):
+def test_bad_labels(cls, noisy_binary):
     X, y = noisy_binary(n=40)
     with pytest.raises(ValueError, match=r"training labels \['b'\] are not in labels=\['a', 'c'\]"):
         cls(labels=["a", "c"]).fit(X, y)

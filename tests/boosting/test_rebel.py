@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize
-from sklearn.datasets import load_digits
 
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.rebel import (
@@ -22,21 +21,6 @@ from csrepro.boosting.rebel import (
 from csrepro.costs import CostMatrixError, rebel_random
 from csrepro.weak.binning import BinMapper, BinnedData
 from csrepro.weak.vector import ExpVector, LayerTreeLearner, VectorStumpLearner
-
-
-@pytest.fixture(scope="module")
-def digits():
-    X, y = load_digits(return_X_y=True)
-    return X[:400], y[:400]
-
-
-def noisy_binary(seed=0, n=300):
-    """Integer features 0..15 and noisy labels: no stump is perfect, AdaBoost runs every round."""
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 16, size=(n, 4)).astype(float)
-    y = np.where(X[:, 0] + X[:, 1] + 4 * rng.standard_normal(n) > 15, "b", "a")
-    return X, y
-
 
 # ------------------------------------------------------------------ decomposition and surrogate (eq. 2)
 
@@ -167,7 +151,7 @@ def test_tree_predictions_match_its_cell_sums():
 # ------------------------------------------------------------------ the estimator
 
 @pytest.mark.parametrize("bias", [False, True])
-def test_two_classes_zero_one_costs_reduce_to_adaboost(bias):
+def test_two_classes_zero_one_costs_reduce_to_adaboost(bias, noisy_binary):
     """Supplement's claim: same stumps (each gap between distinct values holds a threshold: integer features,
     N_tau = 200 over [0, 15]), same selection (2 sqrt(W_c W_e) is increasing in the weighted error below 1/2),
     same step (a_1 = -a_0 = alpha); so H_1 - H_0 = 2 F_AdaBoost and the predictions agree at every stage.
@@ -257,20 +241,20 @@ def test_labels_absent_from_training(digits):
     ([[0, 1, 2], [1, 0, 2]], "square"),
     ([[1, 1], [1, 0]], "no positive entry"),
 ])
-def test_bad_cost_matrices(cost, match):
+def test_bad_cost_matrices(cost, match, noisy_binary):
     X, y = noisy_binary(n=40)
     with pytest.raises(CostMatrixError, match=match):
         REBELClassifier(cost_matrix=cost, n_estimators=2).fit(X, y)
 
 
-def test_nonzero_diagonal_at_the_row_minimum_trains_as_the_shifted_matrix():
+def test_nonzero_diagonal_at_the_row_minimum_trains_as_the_shifted_matrix(noisy_binary):
     X, y = noisy_binary(n=80)
     a = REBELClassifier(cost_matrix=[[1, 3], [2.5, 2]], n_estimators=5).fit(X, y)
     b = REBELClassifier(cost_matrix=[[0, 2], [0.5, 0]], n_estimators=5).fit(X, y)
     assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-12)
 
 
-def test_bad_labels():
+def test_bad_labels(noisy_binary):
     X, y = noisy_binary(n=40)
     with pytest.raises(ValueError, match=r"training labels \['b'\] are not in labels=\['a', 'c'\]"):
         REBELClassifier(labels=["a", "c"]).fit(X, y)

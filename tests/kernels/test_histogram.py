@@ -1,6 +1,7 @@
 """The histogram kernel against its NumPy reference (hypothesis) and a hand-computed case."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -74,3 +75,13 @@ def test_feature_major_blocks_and_wide_channels():
             np.testing.assert_array_equal(got, histogram.histogram(codes, offsets, ch, samples, np.empty((d * 201, k))))
             want = histogram_ref.histogram(codes, offsets, ch, samples, np.empty((d * 201, k)))
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("kernel, codes", [(histogram.histogram, np.zeros((3, 2), np.int32)),
+                                           (histogram.histogram_fm, np.zeros((2, 3), np.uint8))])
+def test_both_entry_points_refuse_mismatched_shapes(kernel, codes):
+    offsets = np.array([0, 1], dtype=np.intp)
+    with pytest.raises(ValueError, match=r"shape mismatch: codes(_t)? (3x2|2x3), offsets 2, channels 4x2"):
+        kernel(codes, offsets, np.zeros((4, 2)), None, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"out 2x3"):
+        kernel(codes, offsets, np.zeros((3, 2)), None, np.zeros((2, 3)))
