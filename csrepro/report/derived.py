@@ -7,7 +7,13 @@ members are the ids ``key[p=v]`` and their parameter values v.  Per dataset and 
 * ``argmin``: the parameter value of that member (rank 1; ties go to the first in grid order);
 * ``max_gain``: the largest ``mean(reference) - mean(member)`` (SE of the paired per-trial differences);
 * ``argmax_gain``: the parameter value of that member;
-* ``mean``: the mean of one method id (``method``, default the column id), as in a plain table.
+* ``mean``: the mean of one method id (``method``, default the column id), as in a plain table;
+* ``win_fraction``: the fraction of trials where ``method`` (default the column id) is strictly below
+  ``reference`` (trials with both only; SE sqrt(p (1 - p) / n)), e.g. REBEL's Fig. 3 "wins in 90 % of
+  the trials" with ``scale: 100``.
+
+A derived row is a dataset, or a key of the table's ``groups``: its trials are then pooled over the
+group's datasets (every (dataset, trial) pair counts once).
 
 A cell whose methods (or family) did not run is missing, not an error.
 
@@ -25,7 +31,7 @@ import pandas as pd
 from csrepro.config import method_entries
 from csrepro.metrics import mean_se
 
-STATS = ("mean", "min", "argmin", "max_gain", "argmax_gain")
+STATS = ("mean", "min", "argmin", "max_gain", "argmax_gain", "win_fraction")
 KINDS = ("cells", "derived", "wins")
 
 
@@ -55,13 +61,17 @@ def _cell(row, column, value, se=np.nan, n=0) -> dict:
 
 
 def derived_cells(spec, store: pd.DataFrame, families: dict) -> pd.DataFrame:
-    """Cells of a ``derived`` TableSpec: rows are datasets, each column computed by its ``derive`` entry."""
-    table = trial_table(store, spec.metric, spec.rows)
+    """Cells of a ``derived`` TableSpec: rows are datasets or pooled groups, each column computed by its ``derive``
+    entry."""
+    pools = {row: spec.groups.get(row, [row]) for row in spec.rows}
+    table = trial_table(store, spec.metric, [d for ds in pools.values() for d in ds])
     out = []
-    for dataset in spec.rows:
-        if table.empty or dataset not in table.index.get_level_values("dataset"):
+    for dataset, members in pools.items():
+        if table.empty:
             continue
-        trials = table.loc[dataset]
+        trials = table[table.index.get_level_values("dataset").isin(members)]
+        if trials.empty:
+            continue
         for column in spec.columns:
             rule = spec.derive.get(column, {"stat": "mean"})
             cell = _derive(trials, rule, column, families, spec.id)
@@ -84,6 +94,15 @@ def _derive(trials: pd.DataFrame, rule: dict, column: str, families: dict, table
             return None
         values = trials[method].dropna().to_numpy()
         return (*mean_se(values), len(values))
+    if stat == "win_fraction":
+        method, reference = rule.get("method", column), rule.get("reference")
+        if method not in trials.columns or reference not in trials.columns:
+            return None
+        pairs = trials[[method, reference]].dropna()
+        if pairs.empty:
+            return None
+        p = float((pairs[method] < pairs[reference]).mean())
+        return p, float(np.sqrt(p * (1.0 - p) / len(pairs))), len(pairs)
     family = rule.get("family")
     if family not in families:
         return None  # not run in this experiment (e.g. a reduced config): a missing cell, as for ``mean``

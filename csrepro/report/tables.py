@@ -31,7 +31,8 @@ class TableSpec:
 
     ``kind`` "derived" or "wins" computes cells as csrepro.report.derived describes: ``derive``
     maps a column to its rule ({stat, family, reference, method}), ``families`` holds the grid
-    families of the experiment's methods, ``groups`` maps a wins-table group to its datasets.
+    families of the experiment's methods, ``groups`` maps a wins-table group (or a pooled row of a derived
+    table) to its datasets.
     ``column_decimals`` overrides ``decimals`` per column.
     """
 
@@ -206,7 +207,8 @@ def cell_sources(spec: TableSpec) -> dict[tuple[str, str], tuple[list[str], list
                 for group, datasets in spec.groups.items() for method in spec.rows
                 for column in (f"wins_{group}", f"{spec.metric}_{group}")}
     methods = {c: _column_methods(spec, c) for c in spec.columns}
-    out = {(row, c): ([row], methods[c]) for row in spec.rows for c in spec.columns}
+    pooled = spec.groups if spec.kind == "derived" else {}
+    out = {(row, c): (list(pooled.get(row, [row])), methods[c]) for row in spec.rows for c in spec.columns}
     if spec.kind == "cells" and spec.avg_rank:
         every = [m for c in spec.columns for m in methods[c]]
         out.update({(AVG_RANK, c): (list(spec.rows), every) for c in spec.columns})
@@ -221,6 +223,8 @@ def _column_methods(spec: TableSpec, column: str) -> list[str]:
     stat = rule.get("stat", "mean")
     if stat == "mean":
         return [rule.get("method", column)]
+    if stat == "win_fraction":
+        return [rule.get("method", column), rule["reference"]] if rule.get("reference") else [rule.get("method", column)]
     members = list(spec.families.get(rule.get("family"), {}))
     reference = [rule["reference"]] if stat in ("max_gain", "argmax_gain") and rule.get("reference") else []
     return members + reference
@@ -307,7 +311,9 @@ def _rule_text(column: str, rule: dict) -> str:
             "min": f"{column} = smallest mean over the {family} grid",
             "argmin": f"{column} = grid value of the smallest mean over {family}",
             "max_gain": f"{column} = largest mean({ref}) - mean(member) over the {family} grid",
-            "argmax_gain": f"{column} = grid value of the largest gain of {family} over {ref}"}.get(stat, stat)
+            "argmax_gain": f"{column} = grid value of the largest gain of {family} over {ref}",
+            "win_fraction": f"{column} = fraction of trials where {rule.get('method', column)} is below {ref} "
+                            "(SE: binomial)"}.get(stat, stat)
 
 
 def _scale_text(scale) -> str:
@@ -323,7 +329,9 @@ def _legend(spec: TableSpec, published: pd.DataFrame, style: _Style, rule: str) 
                       + [f"; {_rule_text(c, r)}" for c, r in spec.derive.items()]
                       + ["; wins_<group> = datasets of the group where the row's method has the smallest mean (ties "
                          f"count for each), {spec.metric}_<group> = mean over the group's datasets"
-                         if spec.kind == "wins" else ""])
+                         if spec.kind == "wins" else ""]
+                      + [f"; row {g} pools the trials of {', '.join(ds)}" for g, ds in spec.groups.items()
+                         if spec.kind == "derived" and g in spec.rows])
     return (f"rep = reproduced {style.escape(spec.metric)}, mean{style.pm}standard error over n trials"
             f"{style.escape(derived)}; "
             f"pub = published ({style.escape(sources)}). Bold (rep): best mean and methods not significantly "

@@ -8,7 +8,7 @@ from omegaconf import OmegaConf
 
 from csrepro.report.derived import family_values
 from csrepro.report.figures import make_figures
-from csrepro.report.tables import render_markdown, reproduce, table_specs
+from csrepro.report.tables import cell_sources, render_markdown, reproduce, table_specs
 
 METHODS = {"fam": {"method": "mcboost", "grid": {"n_estimators": [1, 2, 3]}}, "mcboost": {}}
 
@@ -44,6 +44,25 @@ def test_family_values_and_derived_stats():
     assert se["gain"] == pytest.approx(0.0) and np.isnan(se["best_a"]) and se["best"] == pytest.approx(1.0)
     incomplete = store[store["method"] != "fam[n_estimators=3]"]
     assert ("d1", "best") not in cells(spec, incomplete).index  # a family cell needs every member
+
+
+def test_win_fraction_pools_a_group_of_datasets():
+    """Fig. 3's cell: trials where the method is strictly below the reference, pooled over datasets (3 of 5 here:
+    a tie is no win, a trial without the reference does not count)."""
+    rows = [("s0", 0, 0.1, 0.2), ("s0", 1, 0.3, 0.3), ("s1", 0, 0.1, 0.5), ("s1", 1, 0.4, 0.2), ("s1", 2, 0.1, 0.9),
+            ("s2", 0, 0.1, None)]
+    store = pd.DataFrame([{"dataset": d, "method": m, "trial": t, "risk": v, "finished_at": "x"}
+                          for d, t, a, b in rows for m, v in (("rebel", a), ("standard", b)) if v is not None])
+    entry = {"id": "F", "kind": "derived", "metric": "risk", "rows": ["pooled"], "columns": ["rebel"], "scale": 100,
+             "groups": {"pooled": ["s0", "s1", "s2"]},
+             "derive": {"rebel": {"stat": "win_fraction", "reference": "standard"}}}
+    spec = table_specs([entry], pd.DataFrame(columns=["table", "row", "column", "row_label", "column_label", "unit"]))[0]
+    out = reproduce(store, spec).set_index(["row", "column"])
+    assert out.loc[("pooled", "rebel"), "reproduced"] == pytest.approx(60.0)
+    assert out.loc[("pooled", "rebel"), "reproduced_se"] == pytest.approx(100 * np.sqrt(0.6 * 0.4 / 5))
+    assert out.loc[("pooled", "rebel"), "n"] == 5
+    sources = cell_sources(spec)
+    assert sources[("pooled", "rebel")] == (["s0", "s1", "s2"], ["rebel", "standard"])
 
 
 def test_wins_table_counts_ties_for_every_tied_method():
