@@ -31,6 +31,8 @@ _ESTIMATORS = {
     "REBELClassifier": "csrepro.boosting.rebel",
     "AdaBoostMHClassifier": "csrepro.boosting.multiclass_baselines",
     "OneVsAllAdaBoostClassifier": "csrepro.boosting.multiclass_baselines",
+    "AOSOLogitBoostClassifier": "csrepro.boosting.aoso",
+    "AdaBoostECCClassifier": "csrepro.boosting.ecc",
     "BayesRuleClassifier": "csrepro.calibration",
     "PlattCalibrated": "csrepro.calibration",
     "DetectionRateClassifier": "csrepro.selection.detection_rate",

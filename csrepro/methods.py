@@ -66,6 +66,8 @@ from csrepro.boosting.margin import (
     TangentBoostClassifier,
 )
 from csrepro.boosting.mcboost import MCBoostClassifier
+from csrepro.boosting.aoso import AOSOLogitBoostClassifier
+from csrepro.boosting.ecc import AdaBoostECCClassifier
 from csrepro.boosting.multiclass_baselines import AdaBoostMHClassifier, OneVsAllAdaBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
 from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
@@ -235,6 +237,10 @@ METHODS: dict[str, MethodSpec] = {
                               "Sec. 4.2 real vector stumps; REBEL baseline", False),
     "ova_adaboost": MethodSpec(OneVsAllAdaBoostClassifier, {}, "Freund & Schapire 1997 AdaBoost, one-vs-all "
                                "(Schapire & Singer 1999 Sec. 6); REBEL baseline", False),
+    "adaboost_ecc": MethodSpec(AdaBoostECCClassifier, {}, "Guruswami & Sahai 1999 AdaBoost.ECC (random-half colourings, "
+                               "per-side votes alpha/beta) with uniform-threshold stumps; REBEL baseline", False),
+    "aoso_logitboost": MethodSpec(AOSOLogitBoostClassifier, {}, "Sun, Reid & Zhou 2012 AOSO-LogitBoost (ICML; arXiv "
+                                  "1110.3907), stumps, per-node adaptive class pair + Newton step; REBEL baseline", False),
     "cs_svm": MethodSpec(CostSensitiveSVC, {"variant": "cs"}, "Masnadi-Shirazi 2011 thesis eqs. V.41-V.43"),
     "bp_svm": MethodSpec(CostSensitiveSVC, {"variant": "bp"}, "Masnadi-Shirazi 2011 thesis eq. V.1"),
     "bm_svm": MethodSpec(CostSensitiveSVC, {"variant": "bm"}, "Masnadi-Shirazi 2011 thesis Sec. V.A (boundary movement)"),
