@@ -41,6 +41,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.svm import SVC
 from sklearn.utils import get_tags
 
+from csrepro.boosting.aoso import AOSOLogitBoostClassifier
 from csrepro.boosting.binary import (
     AdaBoostClassifier,
     LogitBoostClassifier,
@@ -60,14 +61,13 @@ from csrepro.boosting.cost_sensitive_baselines import (
     CSB1Classifier,
     CSB2Classifier,
 )
+from csrepro.boosting.ecc import AdaBoostECCClassifier
 from csrepro.boosting.margin import (
     CanonicalGradientBoostClassifier,
     SavageBoostClassifier,
     TangentBoostClassifier,
 )
 from csrepro.boosting.mcboost import MCBoostClassifier
-from csrepro.boosting.aoso import AOSOLogitBoostClassifier
-from csrepro.boosting.ecc import AdaBoostECCClassifier
 from csrepro.boosting.multiclass_baselines import AdaBoostMHClassifier, OneVsAllAdaBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
 from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
