@@ -33,6 +33,7 @@ _ESTIMATORS = {
     "OneVsAllAdaBoostClassifier": "csrepro.boosting.multiclass_baselines",
     "AOSOLogitBoostClassifier": "csrepro.boosting.aoso",
     "AdaBoostECCClassifier": "csrepro.boosting.ecc",
+    "CWBoostClassifier": "csrepro.boosting.cwboost",
     "BayesRuleClassifier": "csrepro.calibration",
     "PlattCalibrated": "csrepro.calibration",
     "DetectionRateClassifier": "csrepro.selection.detection_rate",

@@ -61,6 +61,7 @@ from csrepro.boosting.cost_sensitive_baselines import (
     CSB1Classifier,
     CSB2Classifier,
 )
+from csrepro.boosting.cwboost import CWBoostClassifier
 from csrepro.boosting.ecc import AdaBoostECCClassifier
 from csrepro.boosting.margin import (
     CanonicalGradientBoostClassifier,
@@ -239,6 +240,8 @@ METHODS: dict[str, MethodSpec] = {
                                "(Schapire & Singer 1999 Sec. 6); REBEL baseline", False),
     "adaboost_ecc": MethodSpec(AdaBoostECCClassifier, {}, "Guruswami & Sahai 1999 AdaBoost.ECC (random-half colourings, "
                                "per-side votes alpha/beta) with uniform-threshold stumps; REBEL baseline", False),
+    "cw_boost": MethodSpec(CWBoostClassifier, {}, "Shen & Hao 2011 CW-Boost (totally-corrective column generation, exp "
+                           "loss, l1, class-wise stumps); REBEL baseline", False),
     "aoso_logitboost": MethodSpec(AOSOLogitBoostClassifier, {}, "Sun, Reid & Zhou 2012 AOSO-LogitBoost (ICML; arXiv "
                                   "1110.3907), stumps, per-node adaptive class pair + Newton step; REBEL baseline", False),
     "cs_svm": MethodSpec(CostSensitiveSVC, {"variant": "cs"}, "Masnadi-Shirazi 2011 thesis eqs. V.41-V.43"),
