@@ -34,6 +34,8 @@ _ESTIMATORS = {
     "AOSOLogitBoostClassifier": "csrepro.boosting.aoso",
     "AdaBoostECCClassifier": "csrepro.boosting.ecc",
     "CWBoostClassifier": "csrepro.boosting.cwboost",
+    "AdaBoostMMClassifier": "csrepro.boosting.combo",
+    "CoMBoClassifier": "csrepro.boosting.combo",
     "BayesRuleClassifier": "csrepro.calibration",
     "PlattCalibrated": "csrepro.calibration",
     "DetectionRateClassifier": "csrepro.selection.detection_rate",

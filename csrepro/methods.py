@@ -47,6 +47,7 @@ from csrepro.boosting.binary import (
     LogitBoostClassifier,
     RealBoostClassifier,
 )
+from csrepro.boosting.combo import AdaBoostMMClassifier, CoMBoClassifier
 from csrepro.boosting.cost_sensitive import (
     CSAdaBoostClassifier,
     CSLogitBoostClassifier,
@@ -244,6 +245,9 @@ METHODS: dict[str, MethodSpec] = {
                            "loss, l1, class-wise stumps); REBEL baseline", False),
     "aoso_logitboost": MethodSpec(AOSOLogitBoostClassifier, {}, "Sun, Reid & Zhou 2012 AOSO-LogitBoost (ICML; arXiv "
                                   "1110.3907), stumps, per-node adaptive class pair + Newton step; REBEL baseline", False),
+    "combo": MethodSpec(CoMBoClassifier, {}, "Koco & Capponi 2013, Algorithm 1, eqs. (11)-(13)", False),
+    "adaboost_mm": MethodSpec(AdaBoostMMClassifier, {}, "Mukherjee & Schapire 2013 AdaBoost.MM, as summarised in Koco & "
+                              "Capponi 2013 Sec. 2.2", False),
     "cs_svm": MethodSpec(CostSensitiveSVC, {"variant": "cs"}, "Masnadi-Shirazi 2011 thesis eqs. V.41-V.43"),
     "bp_svm": MethodSpec(CostSensitiveSVC, {"variant": "bp"}, "Masnadi-Shirazi 2011 thesis eq. V.1"),
     "bm_svm": MethodSpec(CostSensitiveSVC, {"variant": "bm"}, "Masnadi-Shirazi 2011 thesis Sec. V.A (boundary movement)"),

@@ -14,7 +14,8 @@ tree, the bins of a histogram) and only ever sees per-cell sums S of per-sample 
   trees): cell c outputs ``value(S_c)`` and a candidate's loss is sum_c ``loss(S_c, value(S_c))``;
   the smallest wins.  Both callables are vectorised over leading axes of S (..., k).  ``value``
   may return a K-vector per cell, (..., K): the learner's cells then hold K-vectors (see
-  :mod:`csrepro.weak.base`).
+  :mod:`csrepro.weak.base`), e.g. the one-hot label of :class:`LeastCost` (least summed cost,
+  AdaBoost.MM's cost-split trees) and :class:`Gini` (weighted majority, a classification tree).
 
 Lines g(x) = a x_j + b (:class:`~csrepro.weak.lines.LineLearner`) are fitted on the raw features,
 not on cells: :class:`LeastSquares` (channels (w, w z)) and :class:`SignRegression` (MCBoost's
@@ -28,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Cells", "Criterion", "Discrete", "LeastSquares", "SignRegression", "class_channels", "posterior_cells",
-           "wls_channels"]
+__all__ = ["Cells", "Criterion", "Discrete", "Gini", "LeastCost", "LeastSquares", "SignRegression", "class_channels",
+           "label_channels", "posterior_cells", "wls_channels"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,62 @@ def posterior_cells(output, loss, channels: np.ndarray, smoothing: float = 1.0) 
     return Cells(value, cell_loss)
 
 
+def label_channels(w: np.ndarray, z: np.ndarray, n_classes: int) -> np.ndarray:
+    """Channels (n, K) w_i 1[z_i = k] of class indices z in 0..K-1: a cell's sums are its class weights W_k."""
+    out = np.zeros((len(z), n_classes))
+    out[np.arange(len(z)), z] = w
+    return out
+
+
+def _one_hot(index, S):
+    """One-hot K-vectors (..., K) of the label ``index`` (...) of each cell of S (..., K)."""
+    return (index[..., None] == np.arange(S.shape[-1])).astype(float)
+
+
+@dataclass(frozen=True)
+class LeastCost:
+    """Cells criterion of AdaBoost.MM's cost-split trees on K channels, the rows D(i, .) of a cost matrix.
+
+    A cell with summed cost rows S_l = sum_{i in cell} D(i, l) predicts the label of least summed
+    cost: ``value(S)`` is the one-hot K-vector of argmin_l S_l (ties: the lowest l), ``loss(S, value)``
+    the summed cost of predicting it, <S, value> (= min_l S_l at the argmin).  A tree's loss is then
+    sum_i D(i, h(x_i)) = D . 1_h, the cost the weak learner minimises (Mukherjee & Schapire 2013;
+    Koço & Capponi 2013, eq. (14)).
+    """
+
+    @staticmethod
+    def value(S):
+        S = np.asarray(S, dtype=np.float64)
+        return _one_hot(np.argmin(S, axis=-1), S)
+
+    @staticmethod
+    def loss(S, value):
+        return np.einsum("...k,...k->...", np.asarray(S, dtype=np.float64), value)
+
+
+@dataclass(frozen=True)
+class Gini:
+    """Cells criterion of a classification tree on :func:`label_channels` (class weights W_k of a cell).
+
+    ``value(S)``: the one-hot K-vector of the weighted majority class argmax_k W_k (ties: the lowest k);
+    ``loss(S, value)``: W gini = W - sum_k W_k^2 / W (W = sum_k W_k; 0 for an empty cell), so a split
+    minimises the weighted Gini impurity of its children, scikit-learn's ``DecisionTreeClassifier``
+    criterion (the loss does not depend on ``value``).
+    """
+
+    @staticmethod
+    def value(S):
+        S = np.asarray(S, dtype=np.float64)
+        return _one_hot(np.argmax(S, axis=-1), S)
+
+    @staticmethod
+    def loss(S, value=None):
+        S = np.asarray(S, dtype=np.float64)
+        W = S.sum(axis=-1)
+        sq = np.einsum("...k,...k->...", S, S)
+        return W - np.divide(sq, W, out=np.zeros(np.shape(W)), where=W > 0)
+
+
 @dataclass(frozen=True)
 class LeastSquares:
     """Cells criterion of weighted least squares on :func:`wls_channels` (S = (sum w, sum w z)).
@@ -119,4 +176,4 @@ class SignRegression:
 
 
 #: what a weak learner's ``fit`` accepts as ``criterion`` (each learner raises TypeError for kinds it cannot fit)
-Criterion = Discrete | Cells | LeastSquares | SignRegression
+Criterion = Discrete | Cells | LeastCost | Gini | LeastSquares | SignRegression

@@ -16,6 +16,17 @@ The children of the last split need only their sums, which the parent's scan alr
 The root split is always made (a two-leaf tree is the stump of
 :class:`~csrepro.weak.stumps.StumpLearner`); later splits only when they lower the criterion,
 so a tree may have fewer than ``max_leaves`` leaves.
+
+Depth-limited trees (``max_depth=d``, e.g. the "2 to 3-depth" trees of Koço & Capponi 2013,
+Sec. 5.2): the same best-first loop, where a leaf at depth d is never split, ``max_leaves``
+defaults to 2^d (so the leaf count never binds) and a split is made when it does not raise the
+criterion -- zero gain included, as scikit-learn's ``DecisionTreeClassifier(max_depth=d)`` does (a
+zero-gain split changes no prediction but lets its children split further, e.g. on XOR).  So
+every leaf above depth d that can be split (samples on both sides) is split by its own best split
+(cells criteria: ties within rounding of the leaf's losses go to the lowest feature, then
+threshold): the full level-by-level tree of depth d.  For a cells criterion (a sum of per-leaf
+losses) a leaf's best split does not depend on the other leaves, so the order of the splits
+changes nothing but node ids.  ``max_depth=None`` is the leaf-count growth above, unchanged.
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ from csrepro.weak.criteria import Discrete, SignRegression
 from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
 
 RTOL = 1e-12  # relative decrease of the criterion below which a split counts as no gain
+_NO_SPLIT = np.array([np.inf])  # the candidate scores of a leaf that may not be split
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,19 +75,29 @@ class _Leaf:
     """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
     may still be split, its rows (None: all), histogram ``H`` and candidate ``scan``."""
 
-    def __init__(self, node, total, rows=None, H=None, data=None):
-        self.node, self.rows, self.H, self.label = node, rows, H, 0.0
+    def __init__(self, node, total, rows=None, H=None, data=None, depth=0):
+        self.node, self.rows, self.H, self.label, self.depth = node, rows, H, 0.0, depth
         self.scan = None if H is None else scan_node(data, H, counted=True)
         self.total = self.scan.total if total is None else total
+        self.cells = None  # cells criterion: (loss here, change of the loss for each split), computed once
 
 
 class TreeLearner:
-    """Best-first tree with at most ``max_leaves`` terminal nodes (``max_leaves - 1`` splits)."""
+    """Best-first tree with at most ``max_leaves`` terminal nodes (``max_leaves - 1`` splits) and, if
+    ``max_depth`` is given, no leaf deeper than ``max_depth`` (root: depth 0).
 
-    def __init__(self, max_leaves: int = 4):
+    ``max_leaves=None``: 4 without ``max_depth``, else 2^max_depth (a full tree of that depth).
+    """
+
+    def __init__(self, max_leaves: int | None = None, max_depth: int | None = None):
+        if max_depth is not None and not (isinstance(max_depth, (int, np.integer)) and max_depth >= 1):
+            raise ValueError(f"max_depth must be None or an integer >= 1, got {max_depth!r}")
+        if max_leaves is None:
+            max_leaves = 4 if max_depth is None else 2 ** int(max_depth)
         if not (isinstance(max_leaves, (int, np.integer)) and max_leaves >= 2):
             raise ValueError(f"max_leaves must be an integer >= 2, got {max_leaves!r}")
         self.max_leaves = int(max_leaves)
+        self.max_depth = None if max_depth is None else int(max_depth)
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Tree | None:
         """The greedily grown tree; None when every feature is constant."""
@@ -91,12 +113,19 @@ class TreeLearner:
         while len(leaves) < self.max_leaves:
             scores, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
             best_leaf = int(np.argmin([s.min() for s in scores]))
-            best = first_min(scores[best_leaf])
-            if not scores[best_leaf][best] < current - tol:  # a split must lower the criterion beyond rounding
-                break
+            if self.max_depth is None:
+                best = first_min(scores[best_leaf])
+                if not scores[best_leaf][best] < current - tol:  # a split must lower the criterion beyond rounding
+                    break
+            else:  # a split must not raise it; ties within rounding of the leaf's losses go to the lowest position
+                best = first_min(scores[best_leaf] if discrete else scores[best_leaf] + leaves[best_leaf].cells[0])
+                if not (np.isfinite(scores[best_leaf][best]) and scores[best_leaf][best] <= current + tol):
+                    break
             leaf = leaves.pop(best_leaf)
             c, flip = divmod(best, 2) if discrete else (best, 0)
-            new = self._split(data, counted, nodes, leaf, c, last=len(leaves) + 2 == self.max_leaves)
+            last = len(leaves) + 2 == self.max_leaves or (self.max_depth is not None
+                                                          and leaf.depth + 1 >= self.max_depth)
+            new = self._split(data, counted, nodes, leaf, c, last=last)
             if discrete:
                 new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
             leaves[best_leaf:best_leaf] = new
@@ -113,14 +142,19 @@ class TreeLearner:
         else:
             current = float(criterion.score(pos[None], neg[None])[0])
         rest = [(pos - lf.total * (lf.label > 0), neg - lf.total * (lf.label < 0)) for lf in leaves]
-        scores = [discrete_scores(lf.scan, criterion, base if lf.label else None) for lf, base in zip(leaves, rest)]
+        scores = [_NO_SPLIT if lf.scan is None else discrete_scores(lf.scan, criterion, base if lf.label else None)
+                  for lf, base in zip(leaves, rest)]
         return scores, current, RTOL * abs(current) if np.isfinite(current) else 0.0
 
     @staticmethod
     def _cell_scores(leaves, criterion):
         """Change of the summed cell loss for every split of every leaf; 0 (inf at the root); tolerance."""
-        here = [float(criterion.loss(lf.total, criterion.value(lf.total))) for lf in leaves]
-        scores = [cell_losses(lf.scan, criterion) - h for lf, h in zip(leaves, here)]
+        for lf in leaves:  # a leaf's split gains do not change while other leaves split
+            if lf.cells is None:
+                here = float(criterion.loss(lf.total, criterion.value(lf.total)))
+                lf.cells = (here, _NO_SPLIT if lf.scan is None else cell_losses(lf.scan, criterion) - here)
+        here = [lf.cells[0] for lf in leaves]
+        scores = [lf.cells[1] for lf in leaves]
         return (scores, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, np.inf, 0.0)
 
     @staticmethod
@@ -134,15 +168,16 @@ class TreeLearner:
         for key, val in (("feature", -1), ("threshold", np.nan), ("left", -1), ("right", -1)):
             nodes[key] += [val, val]
         totals = [leaf.scan.L[c], leaf.scan.R[c]]
+        depth = leaf.depth + 1
         if last:  # no further split: the children need only their sums
-            return [_Leaf(ids[s], totals[s]) for s in (0, 1)]
+            return [_Leaf(ids[s], totals[s], depth=depth) for s in (0, 1)]
         rows = np.arange(data.n_samples) if leaf.rows is None else leaf.rows
         go_left = data.codes[rows, j] <= bin_
         kids = [rows[go_left], rows[~go_left]]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(counted, kids[small])
         H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
-        return [_Leaf(ids[s], totals[s], kids[s], H[s], data) for s in (0, 1)]
+        return [_Leaf(ids[s], totals[s], kids[s], H[s], data, depth) for s in (0, 1)]
 
     @staticmethod
     def _tree(nodes, leaves, criterion, discrete) -> Tree:
