@@ -62,6 +62,29 @@ reproduce-rebel-mnist: $(STAMP)
 	$(BIN)/python -m csrepro.run +exp=rebel_mnist runner.n_jobs=$(N_JOBS) $(RUN_ARGS)
 	$(BIN)/python -m csrepro.report rebel_mnist $(REPORT_ARGS)
 
+# CoMBo cross-check (Koco & Capponi 2013): AdaBoost.MM / CoMBo against scikit-multimodallearn's MumboClassifier /
+# MuComboClassifier, which install only beside scikit-learn 1.5.x: their own git-ignored venv, run by the package
+# step only (never imports csrepro); the data and compare steps run in $(VENV).  Writes experiments/combo/crosscheck.md,
+# full output in $(XC_OUT).  XC_ARGS: extra options of scripts/crosscheck_combo.py, e.g. XC_ARGS="--connect4-rows 0"
+XC_VENV  := .venv-crosscheck
+XC_BIN   := $(XC_VENV)/bin
+XC_STAMP := $(XC_VENV)/.installed
+XC_PKGS  := scikit-multimodallearn==0.1.0 scikit-learn==1.5.2 numpy==2.0.2 scipy==1.14.1 cvxopt==1.3.2 six==1.17.0
+XC_OUT   ?= results/crosscheck_combo
+XC_ARGS  ?=
+.PHONY: crosscheck-combo
+$(XC_STAMP):
+	@start=$$(date +%s); \
+	test -x $(XC_BIN)/python || $(PYTHON) -m venv $(XC_VENV) || exit $$?; \
+	$(XC_BIN)/python -m pip install --quiet $(XC_PKGS) || exit $$?; \
+	echo $$(( $$(date +%s) - start )) > $(XC_VENV)/.install_seconds
+	touch $(XC_STAMP)
+
+crosscheck-combo: $(STAMP) $(XC_STAMP)
+	$(BIN)/python scripts/crosscheck_combo.py data --out $(XC_OUT) $(XC_ARGS)
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(XC_BIN)/python scripts/crosscheck_combo.py package --out $(XC_OUT) --jobs $(N_JOBS) $(XC_ARGS)
+	$(BIN)/python scripts/crosscheck_combo.py compare --out $(XC_OUT) --command "make crosscheck-combo$(if $(XC_ARGS), XC_ARGS=\"$(XC_ARGS)\")" $(XC_ARGS)
+
 # any other paper P: every conf/exp/*.yaml with `paper: P` (dashes read as underscores) but those of OWN_TARGET,
 # each run then reported, then FIDELITY.md; e.g. `make reproduce-rebel`
 reproduce-%: $(STAMP)
