@@ -31,9 +31,10 @@ The two boosters share one loop; only w_i differs.  Weak learners (``weak_learne
 * ``"weighted"`` -- a classification tree on the labels (:class:`~csrepro.weak.criteria.Gini`, leaves the weighted
   majority) with sample weights -D_t(i, y_i) / sum_j -D_t(j, y_j) = L_{t-1}(i) / L_{t-1}: scikit-learn's
   ``DecisionTreeClassifier(max_depth=d)`` fitted with those ``sample_weight``, as scikit-multimodallearn's
-  MumboClassifier does for each view (with one view it is this AdaBoost.MM).  Its thresholds equal
-  scikit-learn's with ``max_bins=None``; ties between splits go to the lowest feature here, to a random
-  feature order there.
+  MumboClassifier does for each view (with one view it is this AdaBoost.MM).  With ``max_bins=None`` it splits
+  the training rows as scikit-learn does (``make crosscheck-combo``), but a threshold lies midway between
+  neighbouring values of the whole training set here, of the node's rows there, so test predictions can
+  differ; ties between splits go to the lowest feature here, to a random feature order there.
 
 Stopping: no split possible (every feature constant); delta_t <= 0 (alpha_t <= 0 would leave eq. (8)'s
 alpha_h >= 0: the weak learner fails the condition for every gamma > 0); after a round with delta_t >=

@@ -21,7 +21,8 @@ Depth-limited trees (``max_depth=d``, e.g. the "2 to 3-depth" trees of Koço & C
 Sec. 5.2): the same best-first loop, where a leaf at depth d is never split, ``max_leaves``
 defaults to 2^d (so the leaf count never binds) and a split is made when it does not raise the
 criterion -- zero gain included, as scikit-learn's ``DecisionTreeClassifier(max_depth=d)`` does (a
-zero-gain split changes no prediction but lets its children split further, e.g. on XOR).  So
+zero-gain split changes no prediction but lets its children split further, e.g. on XOR); unlike
+scikit-learn, a leaf holding one class only is split too (which changes no prediction).  So
 every leaf above depth d that can be split (samples on both sides) is split by its own best split
 (cells criteria: ties within rounding of the leaf's losses go to the lowest feature, then
 threshold): the full level-by-level tree of depth d.  For a cells criterion (a sum of per-leaf
