@@ -36,6 +36,7 @@ _ESTIMATORS = {
     "CWBoostClassifier": "csrepro.boosting.cwboost",
     "AdaBoostMMClassifier": "csrepro.boosting.combo",
     "CoMBoClassifier": "csrepro.boosting.combo",
+    "SMOTEBoostClassifier": "csrepro.boosting.smoteboost",
     "BayesRuleClassifier": "csrepro.calibration",
     "PlattCalibrated": "csrepro.calibration",
     "DetectionRateClassifier": "csrepro.selection.detection_rate",

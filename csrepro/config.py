@@ -259,7 +259,7 @@ def validate_config(cfg, metric_names) -> DictConfig:
         if over.n_trials is not None and over.n_trials < 1:
             raise ConfigError(f"exp.per_dataset.{dataset}.n_trials must be >= 1 (or left out for exp.n_trials), "
                               f"got {over.n_trials}")
-    _check_choices("exp.metrics", exp.metrics, metric_names)
+    _check_metrics(exp.metrics, metric_names)
     if not exp.methods:
         raise ConfigError(f"exp.methods is empty; add e.g. 'exp.methods={{mcboost: {{}}}}'; "
                           f"valid methods: {methods.method_names()}")
@@ -270,6 +270,7 @@ def validate_config(cfg, metric_names) -> DictConfig:
                           "an alias a `dataset: <registry id>` key")
     for dataset in exp.datasets:
         n_classes = get_spec(source_dataset(exp, dataset)).n_classes
+        _check_metric_classes(exp.metrics, metric_names, dataset, n_classes)
         _check_protocol(exp, dataset, dataset_setting(exp, dataset, "protocol"))
         C = _check_cost(dataset, dataset_setting(exp, dataset, "cost"), n_classes)
         extended = dataset_entries(exp, dataset, entries)
@@ -499,10 +500,24 @@ def plan_key(exp: DictConfig) -> str:
     return hashlib.sha256(canonical_json(settings).encode()).hexdigest()[:16]
 
 
-def _check_choices(what: str, given, valid) -> None:
-    unknown = sorted(set(given) - set(valid))
+def _check_metrics(given, valid) -> None:
+    """Every name of ``exp.metrics`` is a metric of ``valid`` (csrepro.runner.METRICS: ``in`` also takes its
+    parametrised names, e.g. ``confusion_<i>_<j>``, listed by its ``patterns``)."""
+    unknown = sorted(name for name in given if name not in valid)
     if unknown:
-        raise ConfigError(f"{what}: unknown {unknown}; valid: {sorted(valid)}")
+        patterns = list(getattr(valid, "patterns", []))
+        more = f", or {' / '.join(patterns)} with integer class indices" if patterns else ""
+        raise ConfigError(f"exp.metrics: unknown {unknown}; valid: {sorted(valid)}{more}")
+
+
+def _check_metric_classes(given, valid, dataset: str, n_classes: int) -> None:
+    """A parametrised metric's class indices exist on ``dataset`` (``valid.classes_needed``, if it has one)."""
+    needed = getattr(valid, "classes_needed", None)
+    for name in given if needed is not None else ():
+        if needed(name) > n_classes:
+            raise ConfigError(f"exp.metrics: {name} names class index {needed(name) - 1}, but dataset {dataset!r} "
+                              f"has {n_classes} classes (indices 0..{n_classes - 1}, in sorted label order); "
+                              "drop the metric or the dataset")
 
 
 def _check_protocol(exp: DictConfig, dataset: str, protocol: dict) -> None:

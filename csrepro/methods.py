@@ -10,6 +10,8 @@ Config validation (:mod:`csrepro.config`) and the runner build every estimator t
 
 Ids by source:
 
+* Koço & Capponi 2013 (CoMBo): ``combo``, ``adaboost_mm``, and the baselines we add, ``samme`` (:func:`samme`,
+  scikit-learn's AdaBoostClassifier) and ``smoteboost`` (:class:`~csrepro.boosting.smoteboost.SMOTEBoostClassifier`);
 * Beijbom et al. 2014 (guess-averse MCBoost): ``mcboost``, ``p_mcboost``, ``gel_mcboost``,
   ``gll_mcboost``, ``ls_mcboost``, ``lt_mcboost``;
 * Masnadi-Shirazi 2011 thesis Ch. III-IV (margin losses): ``adaboost``, ``realboost``, ``logitboost``,
@@ -30,15 +32,18 @@ Ids by source:
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone, is_classifier
+from sklearn.ensemble import AdaBoostClassifier as SKAdaBoostClassifier
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import ParameterGrid
 from sklearn.svm import SVC
+from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import get_tags
 
 from csrepro.boosting.aoso import AOSOLogitBoostClassifier
@@ -72,6 +77,7 @@ from csrepro.boosting.margin import (
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.boosting.multiclass_baselines import AdaBoostMHClassifier, OneVsAllAdaBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
+from csrepro.boosting.smoteboost import SMOTEBoostClassifier
 from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
 from csrepro.selection.detection_rate import DetectionRateClassifier
 from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
@@ -224,6 +230,33 @@ def rebel_standard(cost_matrix=None, random_state=None, labels=None, **rebel_par
                                random_state=random_state)
 
 
+class _SAMME(SKAdaBoostClassifier):
+    """scikit-learn's :class:`~sklearn.ensemble.AdaBoostClassifier` (SAMME, Zhu, Zou, Rosset & Hastie 2009) with the
+    registry's ``cost_matrix`` and ``labels`` keywords, accepted and ignored (cost-neutral; the runner spreads
+    ``predict_proba`` over the dataset's classes).  Nothing else is changed: fit, predict and predict_proba are
+    scikit-learn's.  ``algorithm="SAMME"`` is passed where the installed scikit-learn still has the parameter (from
+    1.6 SAMME is its only algorithm)."""
+
+    _parameter_constraints: dict = {**SKAdaBoostClassifier._parameter_constraints,
+                                    "cost_matrix": ["array-like", None], "labels": ["array-like", None]}
+
+    def __init__(self, estimator=None, *, n_estimators=50, learning_rate=1.0, random_state=None, cost_matrix=None,
+                 labels=None):
+        extra = {"algorithm": "SAMME"} if "algorithm" in inspect.signature(SKAdaBoostClassifier).parameters else {}
+        super().__init__(estimator=estimator, n_estimators=n_estimators, learning_rate=learning_rate,
+                         random_state=random_state, **extra)
+        self.cost_matrix = cost_matrix
+        self.labels = labels
+
+
+def samme(n_estimators=200, max_depth=3, learning_rate=1.0, cost_matrix=None, random_state=None, labels=None):
+    """SAMME: scikit-learn's AdaBoostClassifier (:class:`_SAMME`) on depth-``max_depth``
+    :class:`~sklearn.tree.DecisionTreeClassifier` trees, ``n_estimators`` rounds; ``random_state`` seeds the trees
+    (scikit-learn's feature order at ties)."""
+    return _SAMME(DecisionTreeClassifier(max_depth=max_depth), n_estimators=n_estimators, learning_rate=learning_rate,
+                  random_state=random_state, cost_matrix=cost_matrix, labels=labels)
+
+
 # ----- the registry ------------------------------------------------------------------------------
 METHODS: dict[str, MethodSpec] = {
     "mcboost": MethodSpec(MCBoostClassifier, {"loss": "mcboost"}, "Saberian & Vasconcelos 2011; Beijbom 2014 eq. 22", False),
@@ -248,6 +281,11 @@ METHODS: dict[str, MethodSpec] = {
     "combo": MethodSpec(CoMBoClassifier, {}, "Koco & Capponi 2013, Algorithm 1, eqs. (11)-(13)", False),
     "adaboost_mm": MethodSpec(AdaBoostMMClassifier, {}, "Mukherjee & Schapire 2013 AdaBoost.MM, as summarised in Koco & "
                               "Capponi 2013 Sec. 2.2", False),
+    "samme": MethodSpec(samme, {}, "Zhu, Zou, Rosset & Hastie 2009 SAMME (scikit-learn's AdaBoostClassifier, depth-d "
+                        "trees); a baseline added to Koco & Capponi 2013 (not in the paper)", False),
+    "smoteboost": MethodSpec(SMOTEBoostClassifier, {}, "Chawla, Lazarevic, Hall & Bowyer 2003 SMOTEBoost (AdaBoost.M2 "
+                             "pseudo-loss, SMOTE every round); run by us, Koco & Capponi 2013 copy Wang & Yao 2012's",
+                             False),
     "cs_svm": MethodSpec(CostSensitiveSVC, {"variant": "cs"}, "Masnadi-Shirazi 2011 thesis eqs. V.41-V.43"),
     "bp_svm": MethodSpec(CostSensitiveSVC, {"variant": "bp"}, "Masnadi-Shirazi 2011 thesis eq. V.1"),
     "bm_svm": MethodSpec(CostSensitiveSVC, {"variant": "bm"}, "Masnadi-Shirazi 2011 thesis Sec. V.A (boundary movement)"),

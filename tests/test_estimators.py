@@ -57,6 +57,7 @@ CHECKED_WITH = {
     "CWBoostClassifier": [{"n_estimators": 8}],
     "AdaBoostMMClassifier": [{"n_estimators": 5}],
     "CoMBoClassifier": [{"n_estimators": 5}],
+    "SMOTEBoostClassifier": [{"n_estimators": 5, "random_state": 0}],
     "CostSensitiveSVC": [{"variant": "cs", "C1": 3.0, "C_minus1": 1.5}, {"variant": "bm", "C1": 3.0, "C_minus1": 1.5}],
     # cv=2: the checks' smallest training sets (10 rows, 3 of one class) have too few rows for 5 stratified
     # folds, which fit refuses with an error naming the fix.  AdaBoost's discrete scores tie with the

@@ -306,3 +306,67 @@ def test_rerun_without_resume_keeps_the_old_rows_until_new_ones_replace_them(tmp
     runner.run_experiment({**cfg, "runner": {"progress": False, "resume": False}})
     kept = read_store(tmp_path / "t").sort_values("trial_id", ignore_index=True)
     pd.testing.assert_frame_equal(kept, first.sort_values("trial_id", ignore_index=True))  # all failed: none lost
+
+
+# ----- parametrised metrics: confusion_<i>_<j>, class_error_<i> (Koço & Capponi 2013, Table 4 and Sec. 5.3) -----
+def _predictions(y_true, y_pred, K=3):
+    return runner.Predictions(np.array(y_true), np.array(y_pred), 1 - np.eye(K), None, None, np.arange(K))
+
+
+def test_parametrised_metric_names_parse():
+    table = runner.METRICS
+    assert table.parse("confusion_2_0") == ("confusion", (2, 0))
+    assert table.parse("class_error_11") == ("class_error", (11,))
+    for bad in ("confusion_0", "confusion_a_b", "confusion_1_2_3", "class_error_", "class_error_-1", "Confusion_1_2",
+                "confusion_1_2 ", "class_error_1_pct"):
+        assert table.parse(bad) is None and bad not in table
+    assert "confusion_0_1" in table and "class_error_0" in table and "gmean" in table
+    assert table.classes_needed("confusion_4_1") == 5 and table.classes_needed("class_error_2") == 3
+    assert table.classes_needed("gmean") == 0
+    with pytest.raises(KeyError):
+        table["confusion_0"]
+    assert set(table) == set(dict(table))  # iteration: the fixed names only
+
+
+def test_parametrised_metric_values_by_hand():
+    """y_true (0, 0, 0, 0, 1, 1, 2) predicted (0, 1, 1, 2, 1, 0, 2): class 0 has 4 examples, 2 predicted 1 and 1
+    predicted 2 -> C_S row 0 = (0, 1/2, 1/4), error 3/4; class 1: one of 2 predicted 0 -> (1/2, 0, 0), error
+    1/2; class 2 right -> (0, 0, 0), error 0."""
+    p = _predictions([0, 0, 0, 0, 1, 1, 2], [0, 1, 1, 2, 1, 0, 2])
+    want = {(0, 1): 0.5, (0, 2): 0.25, (1, 0): 0.5, (1, 2): 0.0, (2, 0): 0.0, (2, 1): 0.0, (0, 0): 0.0}
+    for (i, j), value in want.items():
+        assert runner.METRICS[f"confusion_{i}_{j}"](p) == pytest.approx(value)
+    for i, value in enumerate([0.75, 0.5, 0.0]):
+        assert runner.METRICS[f"class_error_{i}"](p) == pytest.approx(value)
+        row = sum(runner.METRICS[f"confusion_{i}_{j}"](p) for j in range(3))
+        assert row == pytest.approx(value)  # a class's error is its C_S row sum
+
+
+def test_parametrised_metrics_of_a_class_missing_from_the_test_part_are_nan():
+    p = _predictions([0, 0, 1], [0, 2, 1])
+    assert math.isnan(runner.METRICS["confusion_2_0"](p)) and math.isnan(runner.METRICS["class_error_2"](p))
+    assert runner.METRICS["confusion_0_2"](p) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("metric, expected", [
+    ("confusion_0", ["unknown ['confusion_0']", "confusion_<i>_<j>", "class_error_<i>"]),
+    ("class_error_x", ["unknown ['class_error_x']", "integer class indices"]),
+    ("confusion_3_0", ["confusion_3_0 names class index 3", "'sk_iris' has 3 classes", "0..2"]),
+    ("class_error_3", ["class_error_3 names class index 3"]),
+])
+def test_parametrised_metric_errors_are_one_line(tmp_path, metric, expected):
+    with pytest.raises(ConfigError) as err:
+        runner.run_experiment(config(tmp_path, metrics=["risk", metric]))
+    assert "\n" not in str(err.value)
+    for text in expected:
+        assert text in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_parametrised_metrics_are_stored(tmp_path):
+    """A run with confusion_<i>_<j> and class_error_<i> stores them, equal to the entries of the trial's C_S."""
+    metrics_ = ["error", "confusion_0_1", "confusion_2_1", "class_error_1"]
+    rows = runner.run_experiment(config(tmp_path, datasets=["sk_iris"], n_trials=1, metrics=metrics_))
+    assert set(metrics_) <= set(rows.columns) and len(rows) == 2
+    for col in metrics_:
+        assert rows[col].between(0, 1).all()

@@ -34,6 +34,13 @@ class TableSpec:
     families of the experiment's methods, ``groups`` maps a wins-table group (or a pooled row of a derived
     table) to its datasets.
     ``column_decimals`` overrides ``decimals`` per column.
+
+    ``row_metrics`` (row id -> store metric) makes a table of cells on the single dataset ``dataset``, each row
+    with its own metric (e.g. the entries of one confusion matrix: row ``connect4_win_draw`` is the metric
+    ``confusion_2_0`` of dataset connect4); ``metric`` then only names the table's measure in its header and
+    legend.  In a config: ``dataset: <id>`` and ``metric_per_row: true`` take each row's metric from the unit of
+    its published cells (a unit ``<metric>_pct`` is ``<metric>`` at ``scale`` 100, the default scale then), or
+    ``row_metrics: {row: metric}`` names them.
     """
 
     id: str
@@ -53,8 +60,17 @@ class TableSpec:
     families: dict[str, dict] = field(default_factory=dict)
     groups: dict[str, list[str]] = field(default_factory=dict)
     column_decimals: dict[str, int] = field(default_factory=dict)
+    dataset: str | None = None
+    row_metrics: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
+        if self.row_metrics or self.dataset is not None:
+            if not (self.row_metrics and self.dataset) or self.kind != "cells":
+                raise ValueError(f"table {self.id!r}: one metric per row needs a dataset, row_metrics and kind "
+                                 f"'cells' (got dataset {self.dataset!r}, kind {self.kind!r})")
+            missing = [r for r in self.rows if r not in self.row_metrics]
+            if missing:
+                raise ValueError(f"table {self.id!r}: rows {missing} have no metric in row_metrics")
         if self.kind not in KINDS:
             raise ValueError(f"table {self.id!r}: kind {self.kind!r} is not one of {list(KINDS)}")
         if self.kind == "wins" and not self.groups:
@@ -105,9 +121,36 @@ def table_specs(entries, published: pd.DataFrame, datasets=(), methods=(), famil
     return [_spec(e, published[published["table"] == e["id"]], datasets, methods, families or {}) for e in entries]
 
 
+PCT = "_pct"
+
+
+def _row_metrics(entry: dict, body: pd.DataFrame) -> tuple[dict[str, str], dict]:
+    """(row -> metric, defaults) of a table with one metric per row (``row_metrics``, or ``metric_per_row``:
+    the published units, ``<metric>_pct`` read as ``<metric>`` at scale 100); ({}, {}) for other tables."""
+    if entry.get("row_metrics"):
+        return {str(r): str(m) for r, m in entry["row_metrics"].items()}, {}
+    if not entry.get("metric_per_row"):
+        return {}, {}
+    units = dict(zip(body["row"], body["unit"]))
+    if body.groupby("row")["unit"].nunique().gt(1).any() or not units:
+        raise ValueError(f"table {entry['id']!r}: metric_per_row needs one published unit per row, got "
+                         f"{sorted(set(zip(body['row'], body['unit'])))}")
+    pct = {u.endswith(PCT) for u in units.values()}
+    if len(pct) > 1:
+        raise ValueError(f"table {entry['id']!r}: metric_per_row: the units {sorted(set(units.values()))} mix "
+                         f"percents ({PCT}) and fractions; one scale per table")
+    if pct == {True}:
+        return {r: u.removesuffix(PCT) for r, u in units.items()}, {"scale": 100}
+    return units, {}
+
+
 def _spec(entry: dict, pub: pd.DataFrame, datasets, methods, families) -> TableSpec:
     body = pub[pub["row"] != AVG_RANK]
     units = list(dict.fromkeys(body["unit"]))
+    row_metrics, defaults = _row_metrics(entry, body)
+    entry = {**defaults, **entry}
+    if row_metrics and not entry.get("metric"):
+        entry["metric"] = "metric of each row"
     metric = entry.get("metric") or (units[0] if len(units) == 1 else None)
     rows = list(entry.get("rows") or dict.fromkeys(body["row"]) or datasets)
     columns = list(entry.get("columns") or dict.fromkeys(pub["column"]) or methods)
@@ -124,6 +167,7 @@ def _spec(entry: dict, pub: pd.DataFrame, datasets, methods, families) -> TableS
         derive={c: dict(rule) for c, rule in (entry.get("derive") or {}).items()},
         groups={str(g): list(ds) for g, ds in (entry.get("groups") or {}).items()},
         column_decimals=dict(entry.get("column_decimals") or {}), families=families,
+        dataset=entry.get("dataset"), row_metrics=row_metrics,
     )
 
 
@@ -140,13 +184,21 @@ def _trial_values(store: pd.DataFrame, spec: TableSpec) -> pd.DataFrame:
     """(dataset, method, trial, value) of the table's metric, restricted to its rows/columns, NaN dropped."""
     if store.empty:
         return pd.DataFrame(columns=TRIAL_KEY + ["value"])
-    if spec.metric not in store.columns:
-        raise ValueError(f"{spec.id}: the store has no {spec.metric!r} column (it has {sorted(store.columns)}); "
-                         f"add {spec.metric!r} to the experiment's metrics and re-run, or fix the table's metric")
+    metrics = {spec.row_metrics[r] for r in spec.rows} if spec.row_metrics else {spec.metric}
+    absent = sorted(metrics - set(store.columns))
+    if absent:
+        raise ValueError(f"{spec.id}: the store has no {absent[0]!r} column (it has {sorted(store.columns)}); "
+                         f"add {absent[0]!r} to the experiment's metrics and re-run, or fix the table's metric")
     sources = {c: spec.combine.get(c, [c]) for c in spec.columns}
     column_of = {m: c for c, ms in sources.items() for m in ms}
-    sel = latest_trials(store[store["dataset"].isin(spec.rows) & store["method"].isin(list(column_of))])
-    sel = sel.assign(value=pd.to_numeric(sel[spec.metric], errors="coerce"), method=sel["method"].map(column_of))
+    if spec.row_metrics:  # one dataset, a metric per row: each row's trial values under "dataset" = the row id
+        sel = latest_trials(store[(store["dataset"] == spec.dataset) & store["method"].isin(list(column_of))])
+        sel = pd.concat([sel.assign(value=pd.to_numeric(sel[spec.row_metrics[row]], errors="coerce"), dataset=row)
+                         for row in spec.rows], ignore_index=True)
+    else:
+        sel = latest_trials(store[store["dataset"].isin(spec.rows) & store["method"].isin(list(column_of))])
+        sel = sel.assign(value=pd.to_numeric(sel[spec.metric], errors="coerce"))
+    sel = sel.assign(method=sel["method"].map(column_of))
     values = sel[TRIAL_KEY + ["value"]].dropna(subset=["value"])
     if not spec.combine:
         return values
@@ -208,10 +260,13 @@ def cell_sources(spec: TableSpec) -> dict[tuple[str, str], tuple[list[str], list
                 for column in (f"wins_{group}", f"{spec.metric}_{group}")}
     methods = {c: _column_methods(spec, c) for c in spec.columns}
     pooled = spec.groups if spec.kind == "derived" else {}
+    if spec.row_metrics:  # every row reads the one dataset
+        pooled = {row: [spec.dataset] for row in spec.rows}
     out = {(row, c): (list(pooled.get(row, [row])), methods[c]) for row in spec.rows for c in spec.columns}
     if spec.kind == "cells" and spec.avg_rank:
         every = [m for c in spec.columns for m in methods[c]]
-        out.update({(AVG_RANK, c): (list(spec.rows), every) for c in spec.columns})
+        rows = [spec.dataset] if spec.row_metrics else list(spec.rows)
+        out.update({(AVG_RANK, c): (rows, every) for c in spec.columns})
     return out
 
 
@@ -331,7 +386,9 @@ def _legend(spec: TableSpec, published: pd.DataFrame, style: _Style, rule: str) 
                          f"count for each), {spec.metric}_<group> = mean over the group's datasets"
                          if spec.kind == "wins" else ""]
                       + [f"; row {g} pools the trials of {', '.join(ds)}" for g, ds in spec.groups.items()
-                         if spec.kind == "derived" and g in spec.rows])
+                         if spec.kind == "derived" and g in spec.rows]
+                      + [f"; every row is dataset {spec.dataset}, row -> metric: "
+                         + ", ".join(f"{r}: {spec.row_metrics[r]}" for r in spec.rows) if spec.row_metrics else ""])
     return (f"rep = reproduced {style.escape(spec.metric)}, mean{style.pm}standard error over n trials"
             f"{style.escape(derived)}; "
             f"pub = published ({style.escape(sources)}). Bold (rep): best mean and methods not significantly "
