@@ -6,10 +6,13 @@ sum_n sum_k w+_nk e^{f a_k} + w-_nk e^{-f a_k} (Appel et al. 2016, Sec. 3, F = e
 A_k e^{a_k} + B_k e^{-a_k} has A_k = W+_k,+ + W-_k,-, B_k = W+_k,- + W-_k,+, minimum 2 sqrt(A_k B_k)
 at a_k = 1/2 ln(B_k / A_k).  The other polarity swaps A and B: same minimum, a negated.  One pass
 over each feature's bins keeps the running left sums L; R = total - L.
+
+A tree layer (Sec. 4) fixes a: :func:`layer_channels` gives each sample's loss if labelled +1 / -1 (and a
+count), :func:`labelled_split_scores` the loss of every labelled split of every leaf and each leaf's best.
 """
 
 import numpy as np
-from libc.math cimport INFINITY, sqrt
+from libc.math cimport INFINITY, fabs, sqrt
 
 
 def exp_vector_scores(const double[:, ::1] hist, const Py_ssize_t[::1] offsets, const Py_ssize_t[::1] n_bins,
@@ -45,4 +48,84 @@ def exp_vector_scores(const double[:, ::1] hist, const Py_ssize_t[::1] offsets, 
                     s += sqrt(A * Bk)
                 out[o + b] = 2.0 * s
             out[o + n_bins[j] - 1] = INFINITY
+    return np.asarray(out)
+
+
+def labelled_split_scores(const double[:, :, ::1] hist, const Py_ssize_t[::1] offsets, const Py_ssize_t[::1] n_bins,
+                          double[:, ::1] out, Py_ssize_t[::1] best, double rtol=1e-12):
+    """Scores of the labelled splits of every node at a fixed a (a tree layer): ``hist`` (n_nodes, total_bins, 3),
+    channels (loss if labelled +1, loss if labelled -1, sample count).  For the split "code_j <= b" of node v, with
+    L the sums of bins o..o+b (added in bin order from 0.0), T those of the feature's bins and R = T - L:
+    ``out[v, 2 (o + b)]`` = R_0 + L_1 (left -1, right +1), ``out[v, 2 (o + b) + 1]`` = L_0 + R_1 (left +1, right
+    -1); inf where a side holds no sample (count <= 0.5) and at each feature's last bin.  ``out`` (n_nodes,
+    2 total_bins).  ``best[v]``: the first index of row v within ``rtol`` x (largest finite |score|) of its least
+    score (0 when none is finite), as :func:`csrepro.weak.splits.first_min`.  Returns ``out``."""
+    cdef Py_ssize_t V = hist.shape[0], B = hist.shape[1], d = offsets.shape[0]
+    cdef Py_ssize_t v, j, b, o, m, r
+    cdef double T0, T1, T2, L0, L1, L2, R0, R1, R2, low, top, x
+    if (hist.shape[2] != 3 or n_bins.shape[0] != d or out.shape[0] != V or out.shape[1] != 2 * B
+            or best.shape[0] != V):
+        raise ValueError(f"shape mismatch: hist {V}x{B}x{hist.shape[2]} (needs 3 channels), offsets {d}, n_bins "
+                         f"{n_bins.shape[0]}, out {out.shape[0]}x{out.shape[1]}, best {best.shape[0]}")
+    with nogil:
+        for v in range(V):
+            for j in range(d):
+                o, m = offsets[j], n_bins[j]
+                T0 = T1 = T2 = 0.0
+                for b in range(m):
+                    T0 += hist[v, o + b, 0]
+                    T1 += hist[v, o + b, 1]
+                    T2 += hist[v, o + b, 2]
+                L0 = L1 = L2 = 0.0
+                for b in range(m - 1):
+                    L0 += hist[v, o + b, 0]
+                    L1 += hist[v, o + b, 1]
+                    L2 += hist[v, o + b, 2]
+                    R0, R1, R2 = T0 - L0, T1 - L1, T2 - L2
+                    if L2 > 0.5 and R2 > 0.5:
+                        out[v, 2 * (o + b)] = R0 + L1
+                        out[v, 2 * (o + b) + 1] = L0 + R1
+                    else:
+                        out[v, 2 * (o + b)] = INFINITY
+                        out[v, 2 * (o + b) + 1] = INFINITY
+                out[v, 2 * (o + m - 1)] = INFINITY
+                out[v, 2 * (o + m - 1) + 1] = INFINITY
+            low, top = INFINITY, 0.0
+            for r in range(2 * B):
+                x = out[v, r]
+                if x < INFINITY and x > -INFINITY:
+                    low = min(low, x)
+                    top = max(top, fabs(x))
+            best[v] = 0
+            low = low + rtol * top
+            for r in range(2 * B):
+                if out[v, r] <= low:
+                    best[v] = r
+                    break
+    return np.asarray(out)
+
+
+def layer_channels(const double[:, ::1] channels, const double[::1] up, const double[::1] down, double[:, ::1] out):
+    """The channels of a tree layer at a fixed a, ``up`` = e^a, ``down`` = e^-a (K,): for [w+ | w-] = ``channels``
+    (n, 2K), ``out`` (n, 3) = (loss if labelled +1: sum_k w+_k up_k + w-_k down_k, loss if labelled -1:
+    sum_k w+_k down_k + w-_k up_k, 1); each sum from 0.0 in channel order (the w+ terms, then the w- terms).
+    Returns ``out``."""
+    cdef Py_ssize_t n = channels.shape[0], K = up.shape[0], i, c
+    cdef double s0, s1
+    if channels.shape[1] != 2 * K or down.shape[0] != K or out.shape[0] != n or out.shape[1] != 3:
+        raise ValueError(f"shape mismatch: channels {n}x{channels.shape[1]}, up {K}, down {down.shape[0]}, out "
+                         f"{out.shape[0]}x{out.shape[1]} (needs 2K channels and 3 outputs)")
+    with nogil:
+        for i in range(n):
+            s0 = 0.0
+            s1 = 0.0
+            for c in range(K):
+                s0 = s0 + channels[i, c] * up[c]
+                s1 = s1 + channels[i, c] * down[c]
+            for c in range(K):
+                s0 = s0 + channels[i, K + c] * down[c]
+                s1 = s1 + channels[i, K + c] * up[c]
+            out[i, 0] = s0
+            out[i, 1] = s1
+            out[i, 2] = 1.0
     return np.asarray(out)

@@ -8,6 +8,12 @@ thresholds, exactly.  ``max_bins`` caps the bins per feature by grouping consecu
 bins of about equal training counts (quantiles).  ``spacing="uniform"`` instead places ``max_bins``
 evenly spaced thresholds over each feature's training range (:meth:`BinMapper.fit_uniform`; REBEL's
 N_tau thresholds, Appel et al. 2016, Sec. 4).
+
+Uniform binnings (the REBEL family: REBEL, AdaBoost.MH, one-vs-all AdaBoost) also skip each feature's most
+frequent bin when it holds at least :data:`SPARSE_FRACTION` of the rows (MNIST's zero pixels), as LightGBM
+does: the histogram reads only the other rows of such a feature (a CSC-like index, :class:`SparseLayout`)
+and sets that bin to the column total less the other bins.  The sums then agree with the dense pass up
+to rounding; quantile binnings (every other booster) keep the dense pass and its bits.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ BACKENDS = {"cython": histogram, "numpy": histogram_ref}
 #: the 8 most recently used binnings, see BinnedData.memoised
 BINNED = named_cache("binned_data", maxsize=8)
 SPACINGS = ("quantile", "uniform")
+#: a feature of a uniform binning is read sparsely when its most frequent bin holds at least this fraction of rows
+SPARSE_FRACTION = 0.5
 
 
 def check_max_bins(max_bins) -> None:
@@ -134,12 +142,48 @@ class BinMapper:
         return codes
 
 
+@dataclass(frozen=True, eq=False)
+class SparseLayout:
+    """Which rows of each feature the histogram reads (the ``default, indptr, indices`` of the kernels'
+    ``histogram_nodes``): feature j is sparse when ``default[j] >= 0``, its most frequent bin, and then
+    ``indices[indptr[j]:indptr[j + 1]]`` (int32, increasing) are the rows in its other bins; dense
+    (``default[j] = -1``, no indices) otherwise."""
+
+    default: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+
+    @classmethod
+    def build(cls, codes_t: np.ndarray, counts, fraction: float = SPARSE_FRACTION) -> SparseLayout:
+        """The layout of feature-major codes ``codes_t`` (d, n) with bin ``counts`` per feature: sparse where the
+        most frequent bin (the lowest such) holds at least ``fraction`` x n rows."""
+        d, n = codes_t.shape
+        top = np.array([int(np.argmax(c)) for c in counts], dtype=np.int32)
+        share = np.array([c[b] for c, b in zip(counts, top)], dtype=np.float64)
+        default = np.where(share >= fraction * n, top, -1).astype(np.int32)
+        sparse = np.flatnonzero(default >= 0)
+        lengths = np.zeros(d, dtype=np.intp)
+        lengths[sparse] = n - share[sparse].astype(np.intp)
+        mask = codes_t[sparse] != default[sparse, None].astype(codes_t.dtype)
+        indices = np.nonzero(mask)[1].astype(np.int32)  # row-major over (feature, row): rows increasing per feature
+        if len(indices) != lengths.sum():
+            raise ValueError("counts do not match codes_t")
+        return cls(default, np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp), indices)
+
+    @property
+    def n_entries(self) -> int:
+        """Rows read for the sparse features."""
+        return len(self.indices)
+
+
 class BinnedData:
     """The training data of a weak learner (:mod:`csrepro.weak.base`): raw ``X``, ``codes`` (n, d) int32,
     the ``mapper``; binned once per fit, on first use of ``codes`` or ``mapper`` (learners on raw features,
     such as lines, never bin).
 
-    ``histogram(channels, samples)`` is the one per-sample pass every binned weak learner uses;
+    ``histogram(channels, samples)`` is the one per-sample pass every binned weak learner uses
+    (``histogram_nodes`` and ``node_sums``: every node of a tree layer in one pass; a uniform binning's
+    :attr:`layout` reads features with a dominant bin sparsely);
     ``cache`` holds what learners derive once per fit (bin groupings, squared features).  ``backend``
     names the kernels learners use ("cython", or "numpy" for their NumPy references).  ``spacing``:
     "quantile" (:meth:`BinMapper.fit_transform`) or "uniform" (:meth:`BinMapper.fit_uniform`, ``max_bins``
@@ -188,22 +232,75 @@ class BinnedData:
 
     @cached_property
     def codes_fm(self) -> np.ndarray | None:
-        """Feature-major uint8 copy of ``codes``, (d, n), for the Cython kernel's ``histogram_fm``; None when
-        a feature has more than 256 bins (or the backend is not Cython)."""
-        if self.backend != "cython" or (self.n_features and int(self.mapper.n_bins.max()) > 256):
+        """Feature-major uint8 copy of ``codes``, (d, n), for the feature-major kernels; None when a feature has
+        more than 256 bins."""
+        if self.n_features and int(self.mapper.n_bins.max()) > 256:
             return None
         return np.ascontiguousarray(self.codes.T, dtype=np.uint8)
 
-    def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None) -> np.ndarray:
-        """Sums of ``channels`` (n, k) per flat bin, shape (total_bins, k), over ``samples`` (None: all).
+    @cached_property
+    def layout(self) -> SparseLayout | None:
+        """The :class:`SparseLayout` of a uniform binning (features whose most frequent bin holds at least
+        :data:`SPARSE_FRACTION` of the rows are read sparsely); None for quantile binnings (dense: their
+        histograms keep the bits of the row-at-a-time pass) or without ``codes_fm``."""
+        if self.spacing != "uniform" or self.codes_fm is None:
+            return None
+        return SparseLayout.build(self.codes_fm, self.mapper.counts)
 
-        The Cython backend reads feature-major codes when every feature has at most 256 bins
+    def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None) -> np.ndarray:
+        """Sums of ``channels`` (n, k) per flat bin, shape (total_bins, k), over ``samples`` (None: all; an index
+        array, duplicates counting twice).
+
+        With a :attr:`layout` (uniform binnings) :meth:`histogram_nodes`' pass (a subset as node 0: rows in
+        increasing order), unless ``samples`` repeats a row or is so small that reading its rows of every
+        feature costs less than that pass (then, as for quantile binnings, the dense pass in the order of
+        ``samples``).  Dense: the Cython backend reads ``codes_fm`` when every feature has at most 256 bins
         (``histogram_fm``: the same sums, bit for bit, in a cache-friendlier loop order)."""
         channels = np.ascontiguousarray(channels, dtype=np.float64)
+        lay = self.layout
+        if lay is not None:
+            if samples is None:
+                return self.histogram_nodes(channels, None, 1)[0]
+            samples = np.asarray(samples, dtype=np.intp)
+            dense_cost = len(samples) * self.n_features
+            sparse_cost = self.n_samples * (1 + int(np.count_nonzero(lay.default < 0))) + lay.n_entries
+            if sparse_cost < dense_cost:
+                member = np.bincount(samples, minlength=self.n_samples)
+                if member.max(initial=0) <= 1:
+                    return self.histogram_nodes(channels, (member - 1).astype(np.int32), 1)[0]
         out = np.empty((self.mapper.total_bins, channels.shape[1]))
-        if self.codes_fm is not None:
+        if self.backend == "cython" and self.codes_fm is not None:
             return self.kernel.histogram_fm(self.codes_fm, self.mapper.offsets, channels, samples, out)
         return self.kernel.histogram(self.codes, self.mapper.offsets, channels, samples, out)
+
+    def histogram_nodes(self, channels: np.ndarray, node: np.ndarray | None, n_nodes: int) -> np.ndarray:
+        """Histograms (n_nodes, total_bins, k) of the rows of each node, ``node`` (n,) int32 the node of each row
+        (-1: none; None: all in node 0), in one pass over the rows (``histogram_nodes`` of the backend; rows in
+        increasing order); without a :attr:`layout`, every feature read densely (quantile binnings) or, beyond
+        256 bins, one :meth:`histogram` per node."""
+        channels = np.ascontiguousarray(channels, dtype=np.float64)
+        m = self.mapper
+        lay = self.layout
+        if lay is None and self.codes_fm is not None:
+            lay = self._dense_layout
+        if lay is None:
+            where = np.zeros(self.n_samples, dtype=np.int32) if node is None else np.asarray(node)
+            return np.stack([self.histogram(channels, np.flatnonzero(where == v)) for v in range(n_nodes)]
+                            ).reshape(n_nodes, m.total_bins, channels.shape[1])
+        out = np.empty((n_nodes, m.total_bins, channels.shape[1]))
+        return self.kernel.histogram_nodes(self.codes_fm, m.offsets, m.n_bins, lay.default, lay.indptr, lay.indices,
+                                           channels, node, out)
+
+    @cached_property
+    def _dense_layout(self) -> SparseLayout:
+        return SparseLayout(np.full(self.n_features, -1, dtype=np.int32), np.zeros(self.n_features + 1, np.intp),
+                            np.empty(0, dtype=np.int32))
+
+    def node_sums(self, channels: np.ndarray, node: np.ndarray | None, n_nodes: int) -> np.ndarray:
+        """Sums (n_nodes, k) of ``channels`` over each node's rows, added in increasing row order (``node`` as for
+        :meth:`histogram_nodes`)."""
+        channels = np.ascontiguousarray(channels, dtype=np.float64)
+        return self.kernel.node_sums(channels, node, np.empty((n_nodes, channels.shape[1])))
 
     @cached_property
     def candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -16,17 +16,18 @@ learner), so a stump is scored once per threshold.
 * :class:`LayerTreeLearner` -- Sec. 4's greedy trees: a stump, then ``max_depth - 1`` layers; each
   layer offers every leaf a stump scored at the current a (the loss is then linear in the sums:
   two channels, the cost of labelling a sample +1 or -1) or no change, keeps each leaf's best,
-  and refits a in closed form.  No layer raises the loss.
+  and refits a in closed form.  No layer raises the loss.  A layer is a fixed number of passes over
+  the rows, one histogram for all its leaves (``data.histogram_nodes``), whatever their number.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from csrepro._kernels import vector_scan, vector_scan_ref
+from csrepro._kernels import histogram_ref, vector_scan, vector_scan_ref
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete
-from csrepro.weak.splits import discrete_scores, first_min, scan_node
+from csrepro.weak.splits import first_min
 from csrepro.weak.stumps import Stump
 from csrepro.weak.trees import RTOL, Tree
 
@@ -76,11 +77,11 @@ class ExpVector(Discrete):
 
     @staticmethod
     def fixed_channels(channels, a):
-        """(n, 2): sample n's loss if f(x_n) = +1 and if f(x_n) = -1, at the fixed vector a."""
-        K = channels.shape[1] // 2
-        up, down = np.exp(a), np.exp(-a)
-        wp, wn = channels[:, :K], channels[:, K:]
-        return np.ascontiguousarray(np.column_stack([wp @ up + wn @ down, wp @ down + wn @ up]))
+        """(n, 2): sample n's loss if f(x_n) = +1 and if f(x_n) = -1, at the fixed vector a (the first two
+        columns of the kernel ``layer_channels``, here its NumPy reference)."""
+        channels = np.asarray(channels, dtype=np.float64)
+        out = np.empty((len(channels), 3))
+        return vector_scan_ref.layer_channels(channels, np.exp(a), np.exp(-a), out)[:, :2]
 
 
 def _check(criterion):
@@ -111,10 +112,6 @@ class VectorStumpLearner:
                      float(scores[best]))
 
 
-#: the scan criterion at fixed a: channels (loss if +1, loss if -1), score = sum over the sides of their labels' losses
-_FIXED_A = Discrete(lambda pos, neg: pos[:, 0] + neg[:, 1])
-
-
 class LayerTreeLearner:
     """Depth-``max_depth`` trees grown one layer at a time under :class:`ExpVector` (Appel et al. 2016, Sec. 4).
 
@@ -133,52 +130,71 @@ class LayerTreeLearner:
         self.max_depth = int(max_depth)
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion):
-        """The layer-wise tree; None when every feature is constant."""
+        """The layer-wise tree; None when every feature is constant.
+
+        Each layer costs a few passes over the rows, whatever the number of leaves (kernels of ``data.backend``):
+        the channels (loss if +1, loss if -1, count) at the current a (``layer_channels``), one histogram of
+        every leaf at once (``data.histogram_nodes``, each row labelled by its leaf), scored for all leaves
+        together (``labelled_split_scores``), the rows moved to their new leaves (``route_rows``) and one sum of
+        [w+ | w-] per leaf (``data.node_sums``) for the refit of a."""
         stump = VectorStumpLearner().fit(data, channels, criterion)
         if stump is None or self.max_depth == 1:
             return stump
-        left = data.X[:, stump.feature] <= stump.threshold
+        channels = np.ascontiguousarray(channels, dtype=np.float64)
+        m = data.mapper
+        scan = SCANS[data.backend]
+        if data.codes_fm is not None:
+            codes, route = data.codes_fm, data.kernel.route_rows
+        else:  # more than 256 bins: int32 codes, NumPy routing
+            codes, route = np.ascontiguousarray(data.codes.T), histogram_ref.route_rows
+        n = len(channels)
+        b0 = int(np.searchsorted(m.thresholds[stump.feature], stump.threshold))  # the stump's bin: code <= b0 goes left
+        leaf_of = route(codes, np.zeros(n, dtype=np.int32), np.array([stump.feature], dtype=np.intp),
+                        np.array([b0], dtype=np.intp), np.array([0], dtype=np.int32), np.array([1], dtype=np.int32))
         feature, threshold = [stump.feature, -1, -1], [stump.threshold, np.nan, np.nan]
         children = [[1, 2], [-1, -1], [-1, -1]]
-        leaves = [(1, np.flatnonzero(left), -1.0), (2, np.flatnonzero(~left), 1.0)]
+        nodes, labels = [1, 2], [-1.0, 1.0]  # per leaf (leaf_of's index): tree node id, label
         a = criterion.step(stump.cell_sums[1], stump.cell_sums[0])
-        ones = np.ones((len(channels), 1))
+        fixed = np.empty((n, 3))
         for _ in range(self.max_depth - 1):
-            fixed = np.hstack([criterion.fixed_channels(channels, a), ones])
-            grown = []
-            for node, rows, label in leaves:
-                split = self._split(data, fixed, rows, label)
-                if split is None:
-                    grown.append((node, rows, label))
+            scan.layer_channels(channels, np.exp(a), np.exp(-a), fixed)
+            L = len(nodes)
+            best = np.empty(L, dtype=np.intp)
+            scores = scan.labelled_split_scores(data.histogram_nodes(fixed, leaf_of, L), m.offsets, m.n_bins,
+                                                np.empty((L, 2 * m.total_bins)), best)
+            totals = data.node_sums(fixed, leaf_of, L)
+            keep = np.where(np.array(labels) > 0, totals[:, 0], totals[:, 1])  # the leaf's loss as it is
+            split = scores[np.arange(L), best] < keep - RTOL * np.abs(keep)
+            flat, flip = np.divmod(best, 2)
+            j_of = np.searchsorted(m.offsets, flat, side="right") - 1
+            b_of = flat - m.offsets[j_of]
+            # new leaf indices: a kept leaf one, a split leaf two (left, right), in the order of the leaves
+            first = np.concatenate([[0], np.cumsum(np.where(split, 2, 1))[:-1]]).astype(np.int32)
+            new_nodes, new_labels = [], []
+            for v in range(L):
+                if not split[v]:
+                    new_nodes.append(nodes[v])
+                    new_labels.append(labels[v])
                     continue
-                j, b, left_label = split
+                j, b, left_label = int(j_of[v]), int(b_of[v]), (1.0 if flip[v] else -1.0)
                 ids = [len(feature), len(feature) + 1]
-                feature[node], threshold[node], children[node] = j, data.threshold(j, b), ids
+                feature[nodes[v]], threshold[nodes[v]], children[nodes[v]] = j, data.threshold(j, b), ids
                 feature += [-1, -1]
                 threshold += [np.nan, np.nan]
                 children += [[-1, -1], [-1, -1]]
-                goes_left = data.codes[rows, j] <= b
-                grown += [(ids[0], rows[goes_left], left_label), (ids[1], rows[~goes_left], -left_label)]
-            leaves = grown
-            values = np.array([label for _, _, label in leaves])
-            sums = np.array([channels[rows].sum(axis=0) for _, rows, _ in leaves])
+                new_nodes += ids
+                new_labels += [left_label, -left_label]
+            if split.any():
+                route(codes, leaf_of, np.where(split, j_of, -1).astype(np.intp), b_of.astype(np.intp), first,
+                      first + split.astype(np.int32))
+            nodes, labels = new_nodes, new_labels
+            values = np.array(labels)
+            sums = data.node_sums(channels, leaf_of, len(nodes))
             pos, neg = sums[values > 0].sum(axis=0), sums[values < 0].sum(axis=0)
             a = criterion.step(pos, neg)
         leaf = np.full(len(feature), -1, dtype=np.intp)
-        leaf[[node for node, _, _ in leaves]] = np.arange(len(leaves))
+        leaf[nodes] = np.arange(len(nodes))
         children = np.array(children, dtype=np.intp)
         return Tree(np.array(feature, dtype=np.intp), np.array(threshold), children[:, 0], children[:, 1], leaf,
                     values, sums, float(criterion.score(pos, neg)))
 
-    @staticmethod
-    def _split(data, fixed, rows, label):
-        """(feature, bin, left label) of the leaf's best stump at fixed a, or None if none beats its label."""
-        scan = scan_node(data, data.histogram(fixed, rows), counted=True)
-        scores = discrete_scores(scan, _FIXED_A)
-        best = first_min(scores)
-        keep = scan.total[0] if label > 0 else scan.total[1]
-        if not scores[best] < keep - RTOL * abs(keep):
-            return None
-        c, flip = divmod(best, 2)
-        flat, feature, b = data.candidates
-        return int(feature[c]), int(b[c]), (1.0 if flip else -1.0)

@@ -85,3 +85,144 @@ def test_both_entry_points_refuse_mismatched_shapes(kernel, codes):
         kernel(codes, offsets, np.zeros((4, 2)), None, np.zeros((2, 2)))
     with pytest.raises(ValueError, match=r"out 2x3"):
         kernel(codes, offsets, np.zeros((3, 2)), None, np.zeros((2, 3)))
+
+
+# ----------------------------------------------------------------------------- by-node histograms, sparse features
+
+def layout_of(codes, n_bins, fraction):
+    """SparseLayout of row-major ``codes`` (what BinnedData builds for uniform binnings)."""
+    from csrepro.weak.binning import SparseLayout
+
+    codes_t = np.ascontiguousarray(codes.T, dtype=np.uint8)
+    counts = [np.bincount(codes[:, j], minlength=n_bins[j]) for j in range(codes.shape[1])]
+    return codes_t, SparseLayout.build(codes_t, counts, fraction)
+
+
+@st.composite
+def node_problems(draw):
+    """Codes with many repeated values (a dominant bin per feature, as MNIST's zero pixels), a layout with some
+    sparse features, rows in random nodes (-1: none) or all in node 0, 1..24 channels (8..24 even: the runs)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n, d, V = draw(st.integers(0, 60)), draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    k = draw(st.sampled_from([1, 2, 3, 5, 8, 10, 20, 24]))
+    n_bins = rng.integers(1, 8, d)
+    codes = (rng.random((n, d)) * n_bins).astype(np.int32)
+    dominant = rng.integers(0, n_bins)
+    codes = np.where(rng.random((n, d)) < rng.random(d), dominant, codes).astype(np.int32)
+    codes_t, layout = layout_of(codes, n_bins, draw(st.sampled_from([0.0, 0.3, 0.5, 1.1])))
+    offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.intp)
+    channels = rng.normal(size=(n, k)).round(draw(st.sampled_from([1, 15])))  # round(1): many equal values
+    node = None if draw(st.booleans()) else rng.integers(-1, V, n).astype(np.int32)
+    return codes, codes_t, layout, offsets, n_bins.astype(np.intp), channels, node, V
+
+
+def _run_nodes(mod, problem):
+    codes, codes_t, lay, offsets, n_bins, channels, node, V = problem
+    out = np.full((V, int(n_bins.sum()), channels.shape[1]), np.nan)
+    return mod.histogram_nodes(codes_t, offsets, n_bins, lay.default, lay.indptr, lay.indices, channels, node, out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(node_problems())
+def test_histogram_nodes_equals_reference_bit_for_bit_and_the_dense_pass_to_rounding(problem):
+    """The kernel gives the reference's bits; against the dense pass over each node's rows (increasing), every bin
+    but a sparse feature's default one is equal bit for bit (same additions, same order), the default bins (node
+    total less the others) to rounding."""
+    codes, codes_t, lay, offsets, n_bins, channels, node, V = problem
+    got = _run_nodes(histogram, problem)
+    np.testing.assert_array_equal(got, _run_nodes(histogram_ref, problem))
+    defaults = np.zeros(int(n_bins.sum()), dtype=bool)
+    sparse = lay.default >= 0
+    defaults[offsets[sparse] + lay.default[sparse]] = True
+    for v in range(V):
+        rows = (np.arange(len(codes)) if v == 0 else np.arange(0)) if node is None else np.flatnonzero(node == v)
+        dense = histogram.histogram(codes, offsets, channels, rows, np.empty(got.shape[1:]))
+        np.testing.assert_array_equal(got[v][~defaults], dense[~defaults])
+        scale = np.abs(channels[rows]).sum(axis=0) if len(rows) else np.zeros(channels.shape[1])
+        assert np.all(np.abs(got[v][defaults] - dense[defaults]) <= 1e-13 * scale + 1e-300)
+
+
+def test_histogram_nodes_row_blocks_runs_and_cursors():
+    """Rows beyond one block (the sparse features' cursors carry over), 201 bins, d not a multiple of 4, the
+    register runs of k = 8..24 (dense and sparse features) and the generic loops (other k, nodes)."""
+    rng = np.random.default_rng(1)
+    n, d = 50_000, 6
+    codes = np.where(rng.random((n, d)) < [0.9, 0.7, 0.55, 0.3, 0.1, 1.0], 0, rng.integers(0, 201, (n, d)))
+    codes = codes.astype(np.int32)
+    n_bins = np.full(d, 201, dtype=np.intp)
+    codes_t, lay = layout_of(codes, n_bins, 0.5)
+    assert list(lay.default) == [0, 0, 0, -1, -1, 0]
+    offsets = np.arange(d, dtype=np.intp) * 201
+    node = rng.integers(-1, 3, n).astype(np.int32)
+    for k, nd, V in ((24, None, 1), (20, None, 1), (8, None, 1), (3, node, 3), (26, node, 3), (5, None, 1)):
+        ch = rng.normal(size=(n, k))
+        problem = (codes, codes_t, lay, offsets, n_bins, ch, nd, V)
+        got = _run_nodes(histogram, problem)
+        np.testing.assert_array_equal(got, _run_nodes(histogram_ref, problem))
+        rows = np.arange(n) if nd is None else np.flatnonzero(nd == 0)
+        np.testing.assert_allclose(got[0], histogram.histogram(codes, offsets, ch, rows, np.empty(got.shape[1:])),
+                                   rtol=1e-9, atol=1e-9)
+
+
+def test_histogram_nodes_hand_computed():
+    codes = np.array([[0, 1], [1, 1], [1, 0], [0, 0]], dtype=np.int32)
+    codes_t, lay = layout_of(codes, [2, 2], 0.5)  # bins 0 and 1 tie in both features: the lowest is the default
+    np.testing.assert_array_equal(lay.default, [0, 0])
+    np.testing.assert_array_equal(lay.indices, [1, 2, 0, 1])
+    ch = np.array([[1.0, 10.0], [2.0, 20.0], [4.0, 40.0], [8.0, 80.0]])
+    args = (codes_t, np.array([0, 2], np.intp), np.array([2, 2], np.intp), lay.default, lay.indptr, lay.indices, ch)
+    for mod in (histogram, histogram_ref):
+        np.testing.assert_array_equal(mod.histogram_nodes(*args, None, np.empty((1, 4, 2)))[0],
+                                      [[9, 90], [6, 60], [12, 120], [3, 30]])
+        node = np.array([1, 0, -1, 1], dtype=np.int32)  # row 2 in no node
+        np.testing.assert_array_equal(mod.histogram_nodes(*args, node, np.empty((2, 4, 2))),
+                                      [[[0, 0], [2, 20], [0, 0], [2, 20]], [[9, 90], [0, 0], [8, 80], [1, 10]]])
+
+
+def test_histogram_nodes_refuses_bad_arguments():
+    codes_t = np.zeros((2, 3), np.uint8)
+    good = dict(offsets=np.array([0, 1], np.intp), n_bins=np.array([1, 1], np.intp),
+                default=np.array([-1, -1], np.int32), indptr=np.zeros(3, np.intp), indices=np.empty(0, np.int32))
+
+    def call(node=None, out=None, **kw):
+        a = {**good, **kw}
+        histogram.histogram_nodes(codes_t, a["offsets"], a["n_bins"], a["default"], a["indptr"], a["indices"],
+                                  np.zeros((3, 2)), node, np.zeros((1, 2, 2)) if out is None else out)
+
+    call()
+    with pytest.raises(ValueError, match="shape mismatch"):
+        call(indptr=np.array([0, 0, 1], np.intp))  # indptr must end at len(indices)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        call(out=np.zeros((1, 2, 3)))
+    with pytest.raises(ValueError, match="node ids"):
+        call(node=np.array([0, 1, 0], np.int32))  # node 1 of a 1-node out
+    with pytest.raises(ValueError, match="node ids"):
+        call(node=np.array([0, 0], np.int32))
+    with pytest.raises(ValueError, match="at least one node"):
+        call(out=np.zeros((0, 2, 2)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 50), st.integers(1, 4), st.sampled_from([1, 3, 20]))
+def test_node_sums_and_routing_equal_their_references(seed, n, V, k):
+    rng = np.random.default_rng(seed)
+    ch = rng.normal(size=(n, k))
+    node = rng.integers(-1, V, n).astype(np.int32)
+    for nd in (node, None):
+        got = histogram.node_sums(ch, nd, np.full((V, k), np.nan))
+        np.testing.assert_array_equal(got, histogram_ref.node_sums(ch, nd, np.empty((V, k))))
+        for v in range(V):
+            rows = (np.arange(n) if v == 0 else []) if nd is None else node == v
+            np.testing.assert_allclose(got[v], ch[rows].sum(axis=0), rtol=1e-12, atol=1e-12)
+    d = 3
+    codes_t = rng.integers(0, 5, (d, n)).astype(np.uint8)
+    feature = rng.integers(-1, d, V).astype(np.intp)
+    threshold_bin = rng.integers(0, 5, V).astype(np.intp)
+    left, right = rng.integers(0, 9, V).astype(np.int32), rng.integers(0, 9, V).astype(np.int32)
+    got = histogram.route_rows(codes_t, node.copy(), feature, threshold_bin, left, right)
+    np.testing.assert_array_equal(got, histogram_ref.route_rows(codes_t, node.copy(), feature, threshold_bin, left,
+                                                                right))
+    for i in range(n):
+        v = node[i]
+        want = v if v < 0 else (left[v] if feature[v] < 0 or codes_t[feature[v], i] <= threshold_bin[v] else right[v])
+        assert got[i] == want

@@ -40,3 +40,65 @@ def test_kernel_rejects_an_odd_channel_count():
     hist = np.ones((3, 3))
     with pytest.raises(ValueError, match="2K channels"):
         vector_scan.exp_vector_scores(hist, np.array([0], np.intp), np.array([3], np.intp), np.empty(3))
+
+
+# ----------------------------------------------------------------------------- tree layers at a fixed a
+
+def layer_hist(rng, n_bins, V):
+    """(V, total_bins, 3) histograms: (loss if +1, loss if -1, count), some bins empty, some losses equal."""
+    B = sum(n_bins)
+    count = rng.integers(0, 3, (V, B, 1)).astype(float)
+    loss = rng.exponential(size=(V, B, 2)).round(1) * (count > 0)
+    return np.ascontiguousarray(np.concatenate([loss, count], axis=2))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_labelled_split_scores_kernel_equals_reference_and_a_direct_computation(seed):
+    from csrepro.weak.splits import first_min
+
+    rng = np.random.default_rng(seed)
+    n_bins = list(rng.integers(1, 9, rng.integers(1, 5)))
+    offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.intp)
+    n_bins = np.asarray(n_bins, dtype=np.intp)
+    V = int(rng.integers(1, 4))
+    hist = layer_hist(rng, n_bins, V)
+    got, best = np.empty((V, 2 * hist.shape[1])), np.empty(V, np.intp)
+    vector_scan.labelled_split_scores(hist, offsets, n_bins, got, best)
+    want, want_best = np.empty_like(got), np.empty_like(best)
+    vector_scan_ref.labelled_split_scores(hist, offsets, n_bins, want, want_best)
+    assert_array_equal(got, want)
+    assert_array_equal(best, want_best)
+    for v in range(V):
+        assert best[v] == first_min(got[v])
+        for o, m in zip(offsets, n_bins):
+            for b in range(m):
+                L, R = hist[v, o:o + b + 1].sum(0), hist[v, o + b + 1:o + m].sum(0)
+                if b == m - 1 or L[2] < 0.5 or R[2] < 0.5:
+                    assert np.isinf(got[v, 2 * (o + b)]) and np.isinf(got[v, 2 * (o + b) + 1])
+                else:
+                    assert got[v, 2 * (o + b)] == pytest.approx(R[0] + L[1], rel=1e-12)  # left -1, right +1
+                    assert got[v, 2 * (o + b) + 1] == pytest.approx(L[0] + R[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("K", [1, 3, 10])
+def test_layer_channels_kernel_equals_reference_and_the_loss_at_fixed_a(K):
+    rng = np.random.default_rng(K)
+    ch = rng.exponential(size=(50, 2 * K))
+    a = rng.normal(size=K)
+    got = vector_scan.layer_channels(ch, np.exp(a), np.exp(-a), np.full((50, 3), np.nan))
+    assert_array_equal(got, vector_scan_ref.layer_channels(ch, np.exp(a), np.exp(-a), np.empty((50, 3))))
+    wp, wn = ch[:, :K], ch[:, K:]
+    assert_allclose(got[:, 0], (wp * np.exp(a) + wn * np.exp(-a)).sum(1), rtol=1e-13)  # f = +1
+    assert_allclose(got[:, 1], (wp * np.exp(-a) + wn * np.exp(a)).sum(1), rtol=1e-13)  # f = -1
+    assert_array_equal(got[:, 2], 1.0)
+
+
+def test_layer_kernels_refuse_mismatched_shapes():
+    with pytest.raises(ValueError, match="needs 3 channels"):
+        vector_scan.labelled_split_scores(np.ones((1, 3, 2)), np.array([0], np.intp), np.array([3], np.intp),
+                                          np.empty((1, 6)), np.empty(1, np.intp))
+    with pytest.raises(ValueError, match="best 2"):
+        vector_scan.labelled_split_scores(np.ones((1, 3, 3)), np.array([0], np.intp), np.array([3], np.intp),
+                                          np.empty((1, 6)), np.empty(2, np.intp))
+    with pytest.raises(ValueError, match="2K channels"):
+        vector_scan.layer_channels(np.ones((4, 3)), np.ones(2), np.ones(2), np.empty((4, 3)))
