@@ -240,10 +240,6 @@ class AOSOLogitBoostClassifier(_VectorBoost):
         self.n_estimators_ = len(estimators)
         return self
 
-    def _stages(self, X):
-        X = self._raw(X)
-        H = np.zeros((len(X), len(self.classes_)))
-        yield H
+    def _increments(self, X):
         for h in self.estimators_:
-            H = H + self.learning_rate * h.predict(X)
-            yield H
+            yield self.learning_rate * h.predict(X)

@@ -47,15 +47,13 @@ edge and both steps are invariant to a positive factor; ``losses_`` multiplies i
 
 from __future__ import annotations
 
-from itertools import islice
 from numbers import Integral
 
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from csrepro.boosting.scores import _VectorBoost
+from csrepro.boosting.scores import _VectorBoost, _VoteProba
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.criteria import Gini, LeastCost, label_channels
 from csrepro.weak.trees import TreeLearner
@@ -135,7 +133,7 @@ def exact_step(D, z, pred) -> float:
 
 
 # ----- the estimators -----------------------------------------------------------------------------------------
-class _CostMatrixBoost(_VectorBoost):
+class _CostMatrixBoost(_VoteProba, _VectorBoost):
     """The loop shared by AdaBoost.MM and CoMBo; subclasses set the per-example weights w_i (``_weights``)."""
 
     _parameter_constraints: dict = {
@@ -228,34 +226,10 @@ class _CostMatrixBoost(_VectorBoost):
         self.n_estimators_ = len(estimators)
         return self
 
-    def _stages(self, X):
-        """f(x, .) (n, K) before any round, then after each round: f += alpha_t 1[h_t(x) = .]."""
-        X = self._raw(X)
-        H = np.zeros((len(X), len(self.classes_)))
-        yield H
+    def _increments(self, X):
+        """f(x, .) += alpha_t 1[h_t(x) = .] (eq. (9))."""
         for tree, alpha in zip(self.estimators_, self.alphas_):
-            H = H + alpha * tree.predict(X)
-            yield H
-
-    def _proba(self, H, total):
-        return H / total if total > 0 else np.full(H.shape, 1.0 / H.shape[1])
-
-    def predict_proba(self, X):
-        """Vote fractions f_T(x, k) / sum_t alpha_t (n, K): rows sum to 1 (each h_t votes once, alpha_t > 0).
-
-        Not in the paper (its MAUC, Sec. 5.2, needs per-class scores): a positive rescaling of f_T, so every
-        class's ranking of the examples -- all Hand & Till's MAUC reads -- is that of the scores f_T(x, k).
-        Uniform without rounds."""
-        check_is_fitted(self)
-        totals = np.cumsum(self.alphas_)  # summed in the order of staged_predict_proba
-        return self._proba(self._scores(X), totals[-1] if len(totals) else 0.0)
-
-    def staged_predict_proba(self, X):
-        """Yield :meth:`predict_proba` after each round 1..T."""
-        check_is_fitted(self)
-        totals = np.cumsum(self.alphas_)
-        for H, total in zip(islice(self._stages(X), 1, None), totals):
-            yield self._proba(H, total)
+            yield alpha * tree.predict(X)
 
 
 _PARAMETERS = """

@@ -236,10 +236,6 @@ class AdaBoostECCClassifier(_VectorBoost):
         self.n_estimators_ = len(estimators)
         return self
 
-    def _stages(self, X):
-        X = self._raw(X)
-        H = np.zeros((len(X), len(self.classes_)))
-        yield H
+    def _increments(self, X):
         for h, mu, alpha, beta in zip(self.estimators_, self.colorings_, self.alphas_, self.betas_):
-            H = H + np.where(h.predict(X) > 0, alpha, -beta)[:, None] * mu[None, :]
-            yield H
+            yield np.where(h.predict(X) > 0, alpha, -beta)[:, None] * mu[None, :]

@@ -202,13 +202,9 @@ class AdaBoostMHClassifier(_MulticlassBoost):
         self.n_estimators_ = len(estimators)
         return self
 
-    def _stages(self, X):
-        X = self._raw(X)
-        H = np.zeros((len(X), len(self.classes_)))
-        yield H
+    def _increments(self, X):
         for h in self.estimators_:
-            H = H + h.predict(X)
-            yield H
+            yield h.predict(X)
 
 
 # ----- one-vs-all AdaBoost ---------------------------------------------------------------------------------------

@@ -220,14 +220,13 @@ class REBELClassifier(_VectorBoost):
         top = np.abs(H).max()
         return np.hstack([cp * np.exp(H - top), cm * np.exp(-H - top)]), np.exp(top)
 
-    def _stages(self, X):
-        """H(x) (n, K) after a_0, then after each weak learner."""
-        X = self._raw(X)
-        H = np.tile(self.bias_, (len(X), 1))
-        yield H
+    def _start(self, X):
+        """H(x) = a_0 before the first weak learner."""
+        return np.tile(self.bias_, (len(X), 1))
+
+    def _increments(self, X):
         for h, a in zip(self.estimators_, self.estimator_weights_):
-            H = H + h.predict(X)[:, None] * a
-            yield H
+            yield h.predict(X)[:, None] * a
 
     def _check_zero_one(self):
         check_is_fitted(self)

@@ -1,7 +1,9 @@
 """Score-vector boosters: the label handling and the (staged) outputs of a model H(x) in R^K built round by round.
 
 A subclass's ``fit`` calls :meth:`_VectorBoost._validate_training` and stores what its ``_stages`` needs;
-``_stages(X)`` yields the scores (n, K) before the first round, then after each round.  Everything else --
+``_stages(X)`` yields the scores (n, K) before the first round, then after each round: by default the running
+sum of ``_increments(X)`` (each round's addition) from ``_start(X)`` (zeros); a booster whose rounds do not add
+(one-vs-all, totally corrective) overrides ``_stages`` itself.  Everything else --
 ``decision_function``, ``predict`` and their staged versions, which :mod:`csrepro.selection.rounds` uses to
 choose the number of rounds on validation -- is derived here once: ``predict`` is ``classes_[argmax_k H_k]``
 (ties: the lowest class index), and with two classes ``decision_function`` is H_1 - H_0 (scikit-learn's
@@ -42,9 +44,22 @@ class _VectorBoost(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, dtype=np.float64, reset=False)
 
+    def _start(self, X):
+        """Scores (n, K) before the first round: zeros."""
+        return np.zeros((len(X), len(self.classes_)))
+
+    def _increments(self, X):
+        """Each round's addition to the scores, (n, K), on validated X."""
+        raise NotImplementedError
+
     def _stages(self, X):
         """Scores (n, K) before any round, then after each round 1..T."""
-        raise NotImplementedError
+        X = self._raw(X)
+        H = self._start(X)
+        yield H
+        for step in self._increments(X):
+            H = H + step
+            yield H
 
     def _scores(self, X):
         return deque(self._stages(X), maxlen=1)[0]
@@ -71,3 +86,26 @@ class _VectorBoost(ClassifierMixin, BaseEstimator):
         """Yield the predictions after each round 1..T."""
         for H in islice(self._stages(X), 1, None):
             yield self.classes_[np.argmax(H, axis=1)]
+
+
+class _VoteProba:
+    """``predict_proba`` of a weighted vote: scores sum_t alpha_t h_t(x, .) with h_t(x, .) summing to 1 over the
+    classes and alpha_t > 0 (``alphas_``), divided by sum_t alpha_t, so rows sum to 1 (uniform without rounds).
+    A positive rescaling of the scores: each class's ranking of the examples (all Hand & Till's MAUC reads) is
+    that of the scores."""
+
+    @staticmethod
+    def _proba(H, total):
+        return H / total if total > 0 else np.full(H.shape, 1.0 / H.shape[1])
+
+    def predict_proba(self, X):
+        """Vote fractions (n, K): the scores over sum_t alpha_t."""
+        check_is_fitted(self)
+        totals = np.cumsum(self.alphas_)  # summed in the order of staged_predict_proba
+        return self._proba(self._scores(X), totals[-1] if len(totals) else 0.0)
+
+    def staged_predict_proba(self, X):
+        """Yield :meth:`predict_proba` after each round 1..T."""
+        check_is_fitted(self)
+        for H, total in zip(islice(self._stages(X), 1, None), np.cumsum(self.alphas_)):
+            yield self._proba(H, total)

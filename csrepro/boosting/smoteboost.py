@@ -52,7 +52,6 @@ which changes no result.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import islice
 from numbers import Integral
 
 import numpy as np
@@ -61,9 +60,8 @@ from sklearn.base import _fit_context
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from csrepro.boosting.scores import _VectorBoost
+from csrepro.boosting.scores import _VectorBoost, _VoteProba
 from csrepro.cache import fingerprint, named_cache
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.criteria import Gini, label_channels
@@ -150,7 +148,7 @@ class _RoundData(BinnedData):
 
 
 # ----- the estimator ---------------------------------------------------------------------------------------------
-class SMOTEBoostClassifier(_VectorBoost):
+class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
     """SMOTEBoost (Chawla, Lazarevic, Hall & Bowyer 2003): AdaBoost.M2 whose weak learner, every round, trains on
     the weighted original examples plus new SMOTE examples of the minority classes; the pseudo-loss and the
     distribution update use the original examples only (see the module docstring for every step).
@@ -289,25 +287,7 @@ class SMOTEBoostClassifier(_VectorBoost):
         self.n_estimators_ = len(estimators)
         return self
 
-    def _stages(self, X):
-        """sum_{s <= t} alpha_s h_s(x, .) (n, K): zeros, then after each round."""
-        X = self._raw(X)
-        H = np.zeros((len(X), len(self.classes_)))
-        yield H
+    def _increments(self, X):
+        """sum_t alpha_t h_t(x, .), h_t the leaf's class frequencies."""
         for tree, alpha in zip(self.estimators_, self.alphas_):
-            H = H + alpha * self._tree_proba(tree, X)
-            yield H
-
-    def predict_proba(self, X):
-        """The vote sum_t alpha_t h_t(x, k) / sum_t alpha_t (n, K); rows sum to 1 (uniform without rounds: every
-        feature constant)."""
-        check_is_fitted(self)
-        H = self._scores(X)
-        total = self.alphas_.sum()
-        return H / total if total > 0 else np.full(H.shape, 1.0 / H.shape[1])
-
-    def staged_predict_proba(self, X):
-        """Yield :meth:`predict_proba` after each round 1..T."""
-        check_is_fitted(self)
-        for H, total in zip(islice(self._stages(X), 1, None), np.cumsum(self.alphas_)):
-            yield H / total
+            yield alpha * self._tree_proba(tree, X)
