@@ -319,15 +319,6 @@ def test_stumps_use_the_uniform_thresholds(digits):
         assert h.threshold in data.mapper.thresholds[h.feature]
 
 
-def test_cost_matrix_is_ignored(digits):
-    X, y = digits
-    C = np.ones((10, 10)) - np.eye(10)
-    C[0] *= 50
-    with_costs = AdaBoostECCClassifier(n_estimators=5, cost_matrix=C, random_state=0).fit(X, y)
-    plain = AdaBoostECCClassifier(n_estimators=5, random_state=0).fit(X, y)
-    assert_array_equal(with_costs.decision_function(X), plain.decision_function(X))
-
-
 def test_labels_absent_from_training(digits):
     """An absent class is a wrong label of every sample: coloured and scored, trained to score low."""
     X, y = digits

@@ -241,14 +241,6 @@ def test_cython_and_numpy_backends_fit_the_same_model(digits):
     assert_array_equal(fits[0].predict(X), fits[1].predict(X))
 
 
-def test_cost_matrix_is_ignored(digits):
-    X, y = digits
-    C = np.ones((10, 10)) - np.eye(10)
-    C[0] *= 50
-    a = CWBoostClassifier(n_estimators=4, cost_matrix=C).fit(X, y)
-    assert_array_equal(a.decision_function(X), CWBoostClassifier(n_estimators=4).fit(X, y).decision_function(X))
-
-
 def test_labels_absent_from_training(digits):
     X, y = digits
     keep = y != 9

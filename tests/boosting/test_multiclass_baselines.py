@@ -5,7 +5,11 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from csrepro import methods
+from csrepro.boosting.aoso import AOSOLogitBoostClassifier
 from csrepro.boosting.binary import AdaBoostClassifier
+from csrepro.boosting.combo import AdaBoostMMClassifier, CoMBoClassifier
+from csrepro.boosting.cwboost import CWBoostClassifier
+from csrepro.boosting.ecc import AdaBoostECCClassifier
 from csrepro.boosting.multiclass_baselines import (
     AdaBoostMHClassifier,
     HammingCells,
@@ -159,6 +163,17 @@ def test_cython_and_numpy_backends_fit_the_same_model(cls, digits):
     fits = [cls(n_estimators=15, backend=b).fit(X, y) for b in ("cython", "numpy")]
     assert_allclose(fits[0].decision_function(X), fits[1].decision_function(X), rtol=1e-9)
     assert_array_equal(fits[0].predict(X), fits[1].predict(X))
+
+
+@pytest.mark.parametrize("cls", [*BOTH, AdaBoostECCClassifier, CWBoostClassifier, AOSOLogitBoostClassifier,
+                                 AdaBoostMMClassifier, CoMBoClassifier])
+def test_cost_neutral_boosters_ignore_the_cost_matrix(cls, digits):
+    """The cost-neutral multiclass boosters take ``cost_matrix`` only for the registry's uniform interface."""
+    X, y = digits
+    C = np.ones((10, 10)) - np.eye(10)
+    C[0] *= 50
+    with_costs = cls(n_estimators=4, cost_matrix=C, random_state=0).fit(X, y)
+    assert_array_equal(with_costs.decision_function(X), cls(n_estimators=4, random_state=0).fit(X, y).decision_function(X))
 
 
 @pytest.mark.parametrize("cls", BOTH)
