@@ -239,17 +239,6 @@ def test_learns_digits(digits):
     assert model.train_loss_[-1] < 0.2 * model.train_loss_[0]
 
 
-def test_staged_outputs_equal_refits_with_fewer_rounds(digits):
-    X, y = digits
-    full = AOSOLogitBoostClassifier(n_estimators=12).fit(X, y)
-    staged_p, staged_d = list(full.staged_predict(X)), list(full.staged_decision_function(X))
-    assert len(staged_p) == len(staged_d) == 12
-    for T in (1, 5, 12):
-        refit = AOSOLogitBoostClassifier(n_estimators=T).fit(X, y)
-        assert_array_equal(staged_p[T - 1], refit.predict(X))
-        assert_array_equal(staged_d[T - 1], refit.decision_function(X))
-
-
 def test_deterministic_and_random_state_is_ignored(digits):
     X, y = digits
     a = AOSOLogitBoostClassifier(n_estimators=10, random_state=0).fit(X, y)

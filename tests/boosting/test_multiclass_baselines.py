@@ -131,8 +131,10 @@ def test_one_vs_all_predicts_the_argmax_of_its_boosters(digits):
 
 # ------------------------------------------------------------------ both
 
-@pytest.mark.parametrize("cls", BOTH)
+@pytest.mark.parametrize("cls", [*BOTH, AOSOLogitBoostClassifier])
 def test_staged_outputs_equal_refits_with_fewer_rounds(cls, digits):
+    """Stage t of the staged outputs is the model refitted with ``n_estimators=t`` (ECC, CW-Boost and the
+    cost-matrix boosters have their own versions, which also compare their per-round attributes)."""
     X, y = digits
     full = cls(n_estimators=12).fit(X, y)
     staged_p, staged_d = list(full.staged_predict(X)), list(full.staged_decision_function(X))
