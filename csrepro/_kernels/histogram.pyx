@@ -428,16 +428,22 @@ def route_rows(const unsigned char[:, ::1] codes_t, int[::1] node, const Py_ssiz
     ``feature[v] < 0`` (v not split) or ``codes_t[feature[v], i] <= threshold_bin[v]``, else to ``right[v]``;
     rows with node -1 stay.  Returns ``node``."""
     cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], V = feature.shape[0], i, v, j
-    if (node.shape[0] != n or threshold_bin.shape[0] != V or left.shape[0] != V or right.shape[0] != V
-            or (V and np.asarray(feature).max() >= d) or (n and np.asarray(node).max() >= V)):
+    cdef bint bad = False
+    if node.shape[0] != n or threshold_bin.shape[0] != V or left.shape[0] != V or right.shape[0] != V:
         raise ValueError(f"shape mismatch: codes_t {d}x{n}, node {node.shape[0]}, feature {V}, threshold_bin "
-                         f"{threshold_bin.shape[0]}, left {left.shape[0]}, right {right.shape[0]} (or ids out of "
-                         "range)")
+                         f"{threshold_bin.shape[0]}, left {left.shape[0]}, right {right.shape[0]}")
+    for v in range(V):
+        bad = bad or feature[v] >= d
     with nogil:
-        for i in range(n):
-            v = node[i]
-            if v < 0:
-                continue
-            j = feature[v]
-            node[i] = left[v] if j < 0 or codes_t[j, i] <= threshold_bin[v] else right[v]
+        for i in range(n):  # ids checked as they are read: a bad node id stops before any write
+            bad = bad or node[i] >= V
+        if not bad:
+            for i in range(n):
+                v = node[i]
+                if v < 0:
+                    continue
+                j = feature[v]
+                node[i] = left[v] if j < 0 or codes_t[j, i] <= threshold_bin[v] else right[v]
+    if bad:
+        raise ValueError(f"a feature id >= {d} or a node id >= {V}: ids out of range")
     return np.asarray(node)

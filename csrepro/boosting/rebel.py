@@ -197,17 +197,18 @@ class REBELClassifier(_VectorBoost):
         H += self.bias_
         beta = decompose_costs(self.cost_matrix_)[0][z].mean()
         estimators, weights, losses = [], [], []
+        channels, work = np.empty((len(X), 2 * K)), np.empty((len(X), K))
         for _ in range(self.n_estimators):
-            channels, scale = self._weights(H, cp, cm)
+            scale = self._weights(H, cp, cm, channels, work)
             losses.append(beta + 0.5 * channels.sum() * scale / len(X))
-            h = learner.fit(data, channels, crit)
+            h, cells = learner.fit_cells(data, channels, crit)
             if h is None:
                 break
             a = crit.step(h.cell_sums[h.values > 0].sum(axis=0), h.cell_sums[h.values < 0].sum(axis=0))
-            H += h.predict(X)[:, None] * a
+            H += h.values[cells][:, None] * a
             estimators.append(h)
             weights.append(a)
-        channels, scale = self._weights(H, cp, cm)
+        scale = self._weights(H, cp, cm, channels, work)
         losses.append(beta + 0.5 * channels.sum() * scale / len(X))
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights).reshape(-1, K)
@@ -215,10 +216,16 @@ class REBELClassifier(_VectorBoost):
         return self
 
     @staticmethod
-    def _weights(H, cp, cm):
-        """(channels [w+ | w-] / s, s): the weights divided by s = e^{max |H|} (no overflow; a is scale-free)."""
+    def _weights(H, cp, cm, out, work):
+        """s = e^{max |H|}; writes the channels [w+ | w-] / s into ``out`` (n, 2K) (no overflow; a is scale-free).
+        ``work`` (n, K) is scratch: the exponentials run on contiguous arrays, in place."""
         top = np.abs(H).max()
-        return np.hstack([cp * np.exp(H - top), cm * np.exp(-H - top)]), np.exp(top)
+        K = H.shape[1]
+        np.exp(np.subtract(H, top, out=work), out=work)
+        np.multiply(cp, work, out=out[:, :K])
+        np.exp(np.subtract(np.negative(H, out=work), top, out=work), out=work)
+        np.multiply(cm, work, out=out[:, K:])
+        return np.exp(top)
 
     def _start(self, X):
         """H(x) = a_0 before the first weak learner."""

@@ -97,9 +97,15 @@ class VectorStumpLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Stump | None:
         """The stump of least loss at its closed-form a; None when every feature is constant."""
+        return self.fit_cells(data, channels, criterion)[0]
+
+    def fit_cells(self, data: BinnedData, channels: np.ndarray, criterion) -> tuple[Stump | None, np.ndarray | None]:
+        """(:meth:`fit`'s stump, the cell of each training row: 0 left, 1 right), read off the bin codes (the
+        same cells as ``stump.predict(data.X)``, without a pass over the raw features); (None, None) when every
+        feature is constant."""
         _check(criterion)
         if len(data.candidates[0]) == 0:
-            return None
+            return None, None
         m = data.mapper
         hist = data.histogram(channels)
         scores = SCANS[data.backend].exp_vector_scores(hist, m.offsets, m.n_bins, np.empty(m.total_bins))
@@ -108,8 +114,9 @@ class VectorStumpLearner:
         b = best - int(m.offsets[j])
         cum = np.cumsum(hist[m.offsets[j]:m.offsets[j] + m.n_bins[j]], axis=0)
         left, right = cum[b], cum[-1] - cum[b]
-        return Stump(j, data.threshold(j, b), np.array([-1.0, 1.0]), np.vstack([left, right]),
-                     float(scores[best]))
+        codes = data.codes_fm[j] if data.codes_fm is not None else data.codes[:, j]
+        return (Stump(j, data.threshold(j, b), np.array([-1.0, 1.0]), np.vstack([left, right]), float(scores[best])),
+                (codes > b).view(np.int8))
 
 
 class LayerTreeLearner:
@@ -130,16 +137,22 @@ class LayerTreeLearner:
         self.max_depth = int(max_depth)
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion):
-        """The layer-wise tree; None when every feature is constant.
+        """The layer-wise tree (a stump at depth 1); None when every feature is constant."""
+        return self.fit_cells(data, channels, criterion)[0]
+
+    def fit_cells(self, data: BinnedData, channels: np.ndarray, criterion):
+        """(:meth:`fit`'s hypothesis, the cell of each training row), the cells as the growth routed the rows (the
+        same as ``h.apply(data.X)``, without a pass over the raw features); (None, None) when every feature is
+        constant.
 
         Each layer costs a few passes over the rows, whatever the number of leaves (kernels of ``data.backend``):
         the channels (loss if +1, loss if -1, count) at the current a (``layer_channels``), one histogram of
         every leaf at once (``data.histogram_nodes``, each row labelled by its leaf), scored for all leaves
         together (``labelled_split_scores``), the rows moved to their new leaves (``route_rows``) and one sum of
         [w+ | w-] per leaf (``data.node_sums``) for the refit of a."""
-        stump = VectorStumpLearner().fit(data, channels, criterion)
+        stump, cells = VectorStumpLearner().fit_cells(data, channels, criterion)
         if stump is None or self.max_depth == 1:
-            return stump
+            return stump, cells
         channels = np.ascontiguousarray(channels, dtype=np.float64)
         m = data.mapper
         scan = SCANS[data.backend]
@@ -195,6 +208,6 @@ class LayerTreeLearner:
         leaf = np.full(len(feature), -1, dtype=np.intp)
         leaf[nodes] = np.arange(len(nodes))
         children = np.array(children, dtype=np.intp)
-        return Tree(np.array(feature, dtype=np.intp), np.array(threshold), children[:, 0], children[:, 1], leaf,
-                    values, sums, float(criterion.score(pos, neg)))
+        return (Tree(np.array(feature, dtype=np.intp), np.array(threshold), children[:, 0], children[:, 1], leaf,
+                     values, sums, float(criterion.score(pos, neg))), leaf_of)
 

@@ -106,3 +106,18 @@ def test_rebel_backends_give_the_same_predictions_on_sparse_features(depth):
     assert_allclose(fits[0].estimator_weights_, fits[1].estimator_weights_, rtol=1e-9)
     assert_array_equal(fits[0].predict(X), fits[1].predict(X))
     assert_allclose(fits[0].train_loss_, fits[1].train_loss_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 4])
+@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("n_bins", [20, 300])  # 300: more than 256 bins, int32 codes and NumPy routing
+def test_training_cells_are_the_cells_of_the_raw_features(depth, backend, n_bins):
+    """fit_cells' training-row cells (read off the bin codes while growing) are h.apply / the stump's side on X."""
+    for seed in range(4):
+        X, _, channels = sparse_problem(20 + seed, n=400)
+        X[:, 5] = np.random.default_rng(seed).normal(size=len(X))  # a dense feature with many distinct values
+        h, cells = LayerTreeLearner(depth).fit_cells(BinnedData(X, n_bins, backend, spacing="uniform"), channels,
+                                                     ExpVector())
+        want = h.apply(X) if depth > 1 else (X[:, h.feature] > h.threshold).astype(int)
+        assert_array_equal(cells, want)
+        assert_array_equal(h.values[cells], h.predict(X))
