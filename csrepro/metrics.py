@@ -283,3 +283,17 @@ def best_set(values, alpha=0.05, higher_is_better=False):
     best = int(np.argmax(means) if higher_is_better else np.argmin(means))
     keep = np.array([m == best or paired_ttest(x[:, m], x[:, best]) >= alpha for m in range(x.shape[1])])
     return keep if names is None else [n for n, k in zip(names, keep) if k]
+
+
+def significant_best(values, alpha=0.05, higher_is_better=False):
+    """The best-mean method alone, when it is significantly better than every other one; else none (Koço & Capponi
+    2013's bold: "a significantly best measure ... over all the others", Tables 2-3 captions).
+
+    Same ``values`` as :func:`best_set`: the best (best mean, first on ties) is kept when each other method's
+    two-sided paired t-test against it has p < alpha.  Returns a boolean mask, or the kept names for a mapping.
+    """
+    names = list(values) if isinstance(values, Mapping) else None
+    keep = best_set(values, alpha, higher_is_better)
+    mask = np.asarray(keep if names is None else [n in keep for n in names], dtype=bool)
+    mask = mask if mask.sum() == 1 else np.zeros_like(mask)
+    return mask if names is None else [n for n, k in zip(names, mask) if k]

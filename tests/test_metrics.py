@@ -25,6 +25,7 @@ from csrepro.metrics import (
     probabilistic_confusion,
     ranks,
     risk,
+    significant_best,
 )
 
 
@@ -306,6 +307,17 @@ def test_best_set_hand():
     # alpha large enough to reject the noisy near-tie too
     p = paired_ttest(values[:, 1], values[:, 0])
     np.testing.assert_array_equal(best_set(values, alpha=min(0.99, p + 0.01)), [True, False, False])
+
+
+def test_significant_best_hand():
+    """One bold at most: the best mean, when its paired t-test beats every other method at alpha."""
+    a = np.arange(1.0, 6.0)
+    near_tie = np.column_stack([a, a + [0.1, -0.1, 0.2, -0.2, 0.05], a + [1, 1.1, 0.9, 1, 1.05]])
+    np.testing.assert_array_equal(significant_best(near_tie), [False, False, False])  # 0 and 1 not separated
+    np.testing.assert_array_equal(significant_best(near_tie, higher_is_better=True), [False, False, True])
+    assert significant_best({"x": near_tie[:, 0], "y": near_tie[:, 2]}) == ["x"]
+    p = paired_ttest(near_tie[:, 1], near_tie[:, 0])
+    assert significant_best(near_tie, alpha=min(0.99, p + 0.01)).tolist() == [True, False, False]
 
 
 def test_best_set_errors():

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from csrepro.metrics import average_rank, best_set, mean_se
+from csrepro.metrics import average_rank, best_set, mean_se, significant_best
 from csrepro.report.compare import CELL_KEY, RULE, compare
 from csrepro.report.derived import KINDS, derived_cells, wins_cells
 
@@ -34,6 +34,9 @@ class TableSpec:
     families of the experiment's methods, ``groups`` maps a wins-table group (or a pooled row of a derived
     table) to its datasets.
     ``column_decimals`` overrides ``decimals`` per column.
+    ``bold`` names the rule of bold cells (:data:`BOLD_RULES`): "not_worse" (the best mean and every method whose
+    paired t-test against it has p >= ``alpha``, :func:`csrepro.metrics.best_set`) or "significant_best" (the best
+    alone, when significantly better than every other method, :func:`csrepro.metrics.significant_best`).
 
     ``row_metrics`` (row id -> store metric) makes a table of cells on the single dataset ``dataset``, each row
     with its own metric (e.g. the entries of one confusion matrix: row ``connect4_win_draw`` is the metric
@@ -60,6 +63,7 @@ class TableSpec:
     families: dict[str, dict] = field(default_factory=dict)
     groups: dict[str, list[str]] = field(default_factory=dict)
     column_decimals: dict[str, int] = field(default_factory=dict)
+    bold: str = "not_worse"
     dataset: str | None = None
     row_metrics: dict[str, str] = field(default_factory=dict)
 
@@ -122,6 +126,10 @@ def table_specs(entries, published: pd.DataFrame, datasets=(), methods=(), famil
 
 
 PCT = "_pct"
+#: a table's ``bold`` rule -> the function picking the bold methods of a row from paired per-trial values
+BOLD_RULES = {"not_worse": best_set, "significant_best": significant_best}
+BOLD_LEGENDS = {"not_worse": "best mean and methods not significantly worse",
+                "significant_best": "the best mean alone, where significantly better than every other method"}
 
 
 def _row_metrics(entry: dict, body: pd.DataFrame) -> tuple[dict[str, str], dict]:
@@ -145,6 +153,9 @@ def _row_metrics(entry: dict, body: pd.DataFrame) -> tuple[dict[str, str], dict]
 
 
 def _spec(entry: dict, pub: pd.DataFrame, datasets, methods, families) -> TableSpec:
+    if entry.get("bold", "not_worse") not in BOLD_RULES:
+        raise ValueError(f"table {entry['id']!r}: bold={entry['bold']!r} is not a bold rule; use one of "
+                         f"{sorted(BOLD_RULES)}")
     body = pub[pub["row"] != AVG_RANK]
     units = list(dict.fromkeys(body["unit"]))
     row_metrics, defaults = _row_metrics(entry, body)
@@ -162,7 +173,7 @@ def _spec(entry: dict, pub: pd.DataFrame, datasets, methods, families) -> TableS
         row_labels={**dict(zip(pub["row"], pub["row_label"], strict=True)), **entry.get("row_labels", {})},
         column_labels={**dict(zip(pub["column"], pub["column_label"], strict=True)), **entry.get("column_labels", {})},
         avg_rank=bool(entry.get("avg_rank", pub.empty or AVG_RANK in set(pub["row"]))),
-        **{k: entry[k] for k in ("decimals", "alpha", "higher_is_better", "scale", "kind") if k in entry},
+        **{k: entry[k] for k in ("decimals", "alpha", "higher_is_better", "scale", "kind", "bold") if k in entry},
         combine={c: list(ms) for c, ms in (entry.get("combine") or {}).items()},
         derive={c: dict(rule) for c, rule in (entry.get("derive") or {}).items()},
         groups={str(g): list(ds) for g, ds in (entry.get("groups") or {}).items()},
@@ -213,7 +224,8 @@ def _bold(values: pd.DataFrame, spec: TableSpec) -> set[tuple[str, str]]:
     for dataset, g in values.groupby("dataset"):
         paired = g.pivot(index="trial", columns="method", values="value").dropna()
         if len(paired) >= 2:
-            kept = best_set({m: paired[m].to_numpy() for m in paired.columns}, spec.alpha, spec.higher_is_better)
+            kept = BOLD_RULES[spec.bold]({m: paired[m].to_numpy() for m in paired.columns}, spec.alpha,
+                                         spec.higher_is_better)
             out |= {(dataset, m) for m in kept}
     return out
 
@@ -391,8 +403,8 @@ def _legend(spec: TableSpec, published: pd.DataFrame, style: _Style, rule: str) 
                          + ", ".join(f"{r}: {spec.row_metrics[r]}" for r in spec.rows) if spec.row_metrics else ""])
     return (f"rep = reproduced {style.escape(spec.metric)}, mean{style.pm}standard error over n trials"
             f"{style.escape(derived)}; "
-            f"pub = published ({style.escape(sources)}). Bold (rep): best mean and methods not significantly "
-            f"worse, two-sided paired t-test by trial at {spec.alpha:g}. {style.dagger} = outside tolerance "
+            f"pub = published ({style.escape(sources)}). Bold (rep): {BOLD_LEGENDS[spec.bold]}, two-sided paired "
+            f"t-test by trial at {spec.alpha:g}. {style.dagger} = outside tolerance "
             f"(within iff {rule}). {style.missing} = not reproduced or not published.")
 
 
