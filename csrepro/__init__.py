@@ -44,6 +44,14 @@ _ESTIMATORS = {
     "CostRatioSVC": "csrepro.selection.svm",
     "DetectionRateSVC": "csrepro.selection.svm",
     "RoundsOnValidation": "csrepro.selection.rounds",
+    "PartitionMatrixClassifier": "csrepro.decision.partition",
+    "LachicheFlachClassifier": "csrepro.decision.partition",
+    "MossmanClassifier": "csrepro.decision.partition",
+    "MetaCostClassifier": "csrepro.decision.metacost",
+    "QuantizedNaiveBayes": "csrepro.probability.naive_bayes",
+    "RegularizedDiscriminantAnalysis": "csrepro.probability.rda",
+    "CalibratedBayesClassifier": "csrepro.peers",
+    "CostSensitiveReduction": "csrepro.peers",
 }
 
 __all__ = sorted(_ESTIMATORS)

@@ -26,7 +26,12 @@ Ids by source:
   ``logitboost_platt``, ``svm_linear_platt``, ``svm_gauss_platt``, ``rforest_platt`` with 17 trees of
   4 leaves, Sec. VI.E.2; :func:`platt`), and any of these plus ``_dr``: its parameters
   (``param_grid``) and threshold chosen for a target detection rate on the training part
-  (:func:`detection_rate`; Sec. VI.E's protocol).
+  (:func:`detection_rate`; Sec. VI.E's protocol);
+* O'Brien, Gupta & Gray 2008 (decisions from probability estimates, :func:`decide`): a decision rule of
+  :data:`DECISION_RULES` on a probability model of :data:`PROBABILITY_MODELS` (``model: nb | rda``):
+  ``bayes_rule`` (eq. 1 on the raw estimates), ``partition_matrix`` (eq. 12, ``form``), ``lachiche_flach``,
+  ``mossman``, ``metacost``, and the peers ``calibrated_bayes`` (scikit-learn's CalibratedClassifierCV + eq. 1) and
+  ``cs_reduction`` (the ``costsensitive`` package's reductions, :class:`~csrepro.peers.CostSensitiveReduction`).
 """
 
 from __future__ import annotations
@@ -79,6 +84,11 @@ from csrepro.boosting.multiclass_baselines import AdaBoostMHClassifier, OneVsAll
 from csrepro.boosting.rebel import REBELClassifier
 from csrepro.boosting.smoteboost import SMOTEBoostClassifier
 from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
+from csrepro.decision.metacost import MetaCostClassifier
+from csrepro.decision.partition import LachicheFlachClassifier, MossmanClassifier, PartitionMatrixClassifier
+from csrepro.peers import CalibratedBayesClassifier, CostSensitiveReduction
+from csrepro.probability.naive_bayes import QuantizedNaiveBayes
+from csrepro.probability.rda import RegularizedDiscriminantAnalysis
 from csrepro.selection.detection_rate import DetectionRateClassifier
 from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
 from csrepro.svm import CostSensitiveSVC
@@ -257,6 +267,32 @@ def samme(n_estimators=200, max_depth=3, learning_rate=1.0, cost_matrix=None, ra
                   random_state=random_state, cost_matrix=cost_matrix, labels=labels)
 
 
+# ----- O'Brien, Gupta & Gray 2008: decisions from probability estimates -------------------------
+OBRIEN = "O'Brien, Gupta & Gray 2008"
+#: ``model`` -> the probability model of O'Brien et al. Sec. 6 (naive Bayes for discrete features, regularised QDA)
+PROBABILITY_MODELS = {"nb": QuantizedNaiveBayes, "rda": RegularizedDiscriminantAnalysis}
+#: rule (its method id) -> (meta-estimator taking ``estimator``, ``cost_matrix``, ``labels``, ``random_state``; source)
+DECISION_RULES = {
+    "bayes_rule": (BayesRuleClassifier, f"{OBRIEN} eq. (1) on the model's own estimates"),
+    "partition_matrix": (PartitionMatrixClassifier, f"{OBRIEN} eq. (12), Sec. 5.1 (greedy exact change-point search)"),
+    "lachiche_flach": (LachicheFlachClassifier, f"Lachiche & Flach 2003, {OBRIEN} eqs. (4)-(5)"),
+    "mossman": (MossmanClassifier, f"Mossman 1999, {OBRIEN} eq. (3)"),
+    "metacost": (MetaCostClassifier, "Domingos 1999 MetaCost"),
+    "calibrated_bayes": (CalibratedBayesClassifier, "Zadrozny & Elkan 2002 / Platt 1999 (scikit-learn "
+                   f"CalibratedClassifierCV) + {OBRIEN} eq. (1)"),
+}
+
+
+def decide(rule, model="rda", cost_matrix=None, random_state=None, labels=None, **params):
+    """``DECISION_RULES[rule]`` (with ``params``) around a default ``PROBABILITY_MODELS[model]``."""
+    if rule not in DECISION_RULES:
+        raise ValueError(f"unknown decision rule {rule!r}; choose one of {sorted(DECISION_RULES)}")
+    if model not in PROBABILITY_MODELS:
+        raise ValueError(f"unknown probability model {model!r}; choose one of {sorted(PROBABILITY_MODELS)}")
+    return DECISION_RULES[rule][0](PROBABILITY_MODELS[model](), cost_matrix=cost_matrix, labels=labels,
+                                   random_state=random_state, **params)
+
+
 # ----- the registry ------------------------------------------------------------------------------
 METHODS: dict[str, MethodSpec] = {
     "mcboost": MethodSpec(MCBoostClassifier, {"loss": "mcboost"}, "Saberian & Vasconcelos 2011; Beijbom 2014 eq. 22", False),
@@ -308,12 +344,16 @@ for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("
     for _rate in DETECTION_RATES:  # e.g. cs_svm_dr_82_5: target_detection_rate 0.825
         METHODS[f"{_base}_dr_{_rate:g}".replace(".", "_")] = MethodSpec(
             DetectionRateSVC, {"variant": _variant, "target_detection_rate": _rate / 100}, _source, _variant != "svm")
+for _rule, (_, _source) in DECISION_RULES.items():
+    METHODS[_rule] = MethodSpec(decide, {"rule": _rule}, _source, True)
+METHODS["cs_reduction"] = MethodSpec(CostSensitiveReduction, {}, "Beygelzimer et al. 2005-2009 cost-sensitive "
+                                     "reductions (weighted all-pairs, filter tree, csoaa; the costsensitive package)")
 for _base, (_, _source) in {**BOOSTERS, **CALIBRATED}.items():
     METHODS[_base] = MethodSpec(make_base, {"base": _base}, _source, True)
     METHODS[f"{_base}_dr"] = MethodSpec(detection_rate, {"base": _base},
                                         f"{_source}; parameters and threshold for a detection rate, {THESIS} Sec. VI.E",
                                         True)
-del _variant, _base, _source, _rate
+del _variant, _base, _source, _rate, _rule
 
 
 def method_names() -> list[str]:

@@ -383,6 +383,76 @@ def combo_rows(names=("satimage", "connect4"), T=20, depth=3):
     return rows
 
 
+def _obrien_grid(P, y, C, grid=200):
+    """Naive grid search for the parallel partition (one pass, classes by frequency, as the exact search): per
+    class, ``grid`` values of beta evenly spaced over the same admissible range (entries >= 1e-3 x mean
+    off-diagonal cost), each scored by one O(N) pass with the other classes' minimum precomputed; the best
+    (first on ties) is kept when it beats the current cost.  Returns the mean training cost."""
+    K = P.shape[1]
+    cy, rows, s = C[y], np.arange(len(y)), P.sum(axis=1)
+    floor = 1e-3 * C[~np.eye(K, dtype=bool)].mean()
+    A = C.copy()
+    R = P @ A
+    cost = cy[rows, R.argmin(axis=1)].sum()
+    for i in np.argsort(-np.bincount(y, minlength=K), kind="stable"):
+        others = R.copy()
+        others[:, i] = np.inf
+        g = others.argmin(axis=1)
+        m, ci, cg = others[rows, g], cy[:, i], cy[rows, g]
+        lo = -np.delete(A[:, i], i).min() + floor
+        hi = np.delete(A[i, :], i).min() - floor
+        costs = [np.where(R[:, i] + b * s < m, ci, cg).sum() for b in np.linspace(lo, hi, grid)]
+        j = int(np.argmin(costs))
+        if costs[j] < cost:
+            b = np.linspace(lo, hi, grid)[j]
+            A[:, i] += b
+            A[i, :] -= b
+            A[i, i] = 0.0
+            R = P @ A
+            cost = cy[rows, R.argmin(axis=1)].sum()
+    return cost / len(y)
+
+
+def obrien_rows(Ns=(10**3, 10**4, 10**5, 10**6), Ks=(3, 10), grid=200):
+    """Table rows: the exact change-point search of O'Brien et al. 2008 (Sec. 5.1; parallel form, one pass,
+    ``learn_partition``) against N random simplex points (Dirichlet(1), labels drawn from them, estimates
+    oversmoothed halfway to uniform), K = 3 and 10, costs U[1, 10] off the diagonal; least of 5/3/1 wall
+    times (N <= 1e4 / 1e5 / 1e6); the fitted exponent of time vs N (slope of log t on log N, all four N and
+    N >= 1e4); a naive grid over beta (:func:`_obrien_grid`, ``grid`` values per class) with its time and
+    training cost relative to the exact search's (quality ratio; >= 1 means the grid is worse)."""
+    from csrepro.decision.partition import learn_partition
+
+    rows = []
+    for K in Ks:
+        times = []
+        for N in Ns:
+            rng = np.random.default_rng([K, N])
+            P = rng.dirichlet(np.ones(K), size=N)
+            y = (P.cumsum(axis=1) > rng.uniform(size=(N, 1))).argmax(axis=1)
+            P = 0.5 * P + 0.5 / K
+            C = rng.uniform(1, 10, (K, K))
+            np.fill_diagonal(C, 0)
+            repeats = 5 if N <= 10**4 else 3 if N <= 10**5 else 1
+            exact = least_interleaved([partial(seconds, partial(learn_partition, P, y, C))], repeats=repeats)[0]
+            cost = learn_partition(P, y, C)[1]["train_cost"][-1]
+            t = time.perf_counter()
+            grid_cost = _obrien_grid(P, y, C, grid)
+            grid_s = time.perf_counter() - t
+            times.append(exact)
+            row = (f"| {K} | {N:.0e} | {exact:.4f} | {grid_s:.3f} | {grid_s / exact:.0f}x | {cost:.4f} | "
+                   f"{grid_cost / cost:.4f} |")
+            print(row, flush=True)
+            rows.append(row)
+        logN, logt = np.log(np.asarray(Ns, float)), np.log(times)
+        slope_all = np.polyfit(logN, logt, 1)[0]
+        big = np.asarray(Ns) >= 10**4
+        slope_big = np.polyfit(logN[big], logt[big], 1)[0]
+        row = f"| {K} | exponent | {slope_all:.2f} (all N); {slope_big:.2f} (N >= 1e4) | | | | |"
+        print(row, flush=True)
+        rows.append(row)
+    return rows
+
+
 def main():
     lines = ["# Benchmark: CD-MCBoost iteration time", "",
              f"Machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
@@ -460,6 +530,12 @@ def main():
               "rounds MM/CoMBo/SAMME |", "|---|---|---|---|---|---|---|---|"]
     for row in combo_rows():
         lines.append(row)
+    lines += ["", "## Partition-matrix change-point search (O'Brien et al. 2008, Sec. 5.1): parallel form, one pass",
+              "", "Exact search (sort + cumulative sum per class) vs N random simplex points; naive grid of 200 beta "
+              "values per class; quality = grid training cost / exact training cost.", "",
+              "| K | N | exact s | grid s | grid/exact | exact cost | grid/exact cost |",
+              "|---|---|---|---|---|---|---|"]
+    lines += obrien_rows()
     lines.append("")
     (ROOT / "results" / "BENCH.md").write_text("\n".join(lines))
 

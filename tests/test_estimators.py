@@ -13,6 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import csrepro
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
+from csrepro.probability.naive_bayes import QuantizedNaiveBayes
 
 
 def _public_estimators() -> dict:
@@ -69,6 +70,11 @@ CHECKED_WITH = {
     "RoundsOnValidation": [{"estimator": REBELClassifier(n_estimators=4), "val_size": 0.3}],
     "BayesRuleClassifier": [{"estimator": REBELClassifier(n_estimators=4)}],
     "CostRatioSVC": [{"cost_matrix": [[0, 1], [5, 0]], "cv": 2}],
+    # O'Brien et al. 2008: the checks' tiny classes need few inner folds; MetaCost refuses estimator=None at fit
+    **{name: [{"cv": 3}] for name in ("PartitionMatrixClassifier", "LachicheFlachClassifier", "MossmanClassifier")},
+    "MetaCostClassifier": [{"estimator": QuantizedNaiveBayes(), "n_resamples": 3, "random_state": 0}],
+    "CalibratedBayesClassifier": [{"cv": 2}, {"method": "sigmoid", "cv": 2}],
+    "CostSensitiveReduction": [{"reduction": "filter_tree"}],  # wap and csoaa need the peers extra
 }
 
 
@@ -83,7 +89,9 @@ def test_package_exports_every_public_estimator():
 
 
 @parametrize_with_checks([ESTIMATORS[name](**kwargs) for name in sorted(ESTIMATORS)
-                          for kwargs in CHECKED_WITH.get(name, [{}])])
+                          for kwargs in CHECKED_WITH.get(name, [{}])],
+                         # a learned decision rule is not the argmax of predict_proba (each class says why)
+                         expected_failed_checks=lambda est: getattr(type(est), "_expected_failed_checks", {}))
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

@@ -18,6 +18,7 @@ from csrepro.boosting.margin import CanonicalGradientBoostClassifier, SavageBoos
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
 from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
+from csrepro.decision.metacost import MetaCostClassifier
 from csrepro.selection.detection_rate import DetectionRateClassifier
 from csrepro.selection.rounds import RoundsOnValidation
 from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
@@ -32,7 +33,8 @@ VALID_ARGS = {PlattCalibrated: {"estimator": AdaBoostClassifier(n_estimators=2)}
               DetectionRateClassifier: {"estimator": LogisticRegression()},
               CostRatioSVC: {"cost_matrix": COST},
               BayesRuleClassifier: {"estimator": LogisticRegression()},
-              RoundsOnValidation: {"estimator": REBELClassifier(n_estimators=2)}}
+              RoundsOnValidation: {"estimator": REBELClassifier(n_estimators=2)},
+              MetaCostClassifier: {"estimator": LogisticRegression()}}
 
 
 def _data():

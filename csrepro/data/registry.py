@@ -1,8 +1,9 @@
 """Registry of every dataset the reproduced papers use: where its files come from and how to parse them.
 
 Dataset ids are the folder names of the offline mirror (``/work/shared/datasets``) plus a few
-variants (``ecoli5``, ``nursery_s``, ``cleveland_binary``, ``german_numeric``) and scikit-learn's
-bundled sets (``sk_*``). Column numbers are 0-based positions in the raw file.
+variants (``ecoli5``, ``nursery_s``, ``cleveland_binary``, ``german_numeric``, and ``car_ord``,
+``nursery_ord``, ``nursery_s_ord``, ``connect4_ord``: ordinal codes instead of one-hot columns) and scikit-learn's bundled
+sets (``sk_*``). Column numbers are 0-based positions in the raw file.
 
 Checksums: ``DataFile.sha256`` is the sha256 of the mirror's bytes (MANIFEST.csv); for compressed
 files ``content_sha256`` is the sha256 of the decompressed bytes (MNIST's original .gz files differ from
@@ -119,6 +120,7 @@ _BEIJBOM = "beijbom2014"
 _REBEL = "appel2016"
 _COMBO = "koco2013"
 _THESIS = "masnadi_shirazi2011"
+_OBRIEN = "obrien2008"
 
 _SPECS = [
     DatasetSpec(
@@ -476,6 +478,26 @@ _VARIANTS += [
     replace(_LETTER, name="letter_p2", title="LETTER.p2: letters N-Z (1) vs A-M (0), 4000/16000",
             parsed_sha256="6a4fc80416989a27e3631c271527a077fd0041c6ef24427947d9aff215ad172c", n_classes=2, n_train=4000, n_test=16000,
             label_map=tuple((c, int(c >= "N")) for c in _LETTERS), notes=_THESIS_LETTER),
+]
+
+
+def _ordinal(base: str, parsed_sha256: str, n_attributes: int) -> DatasetSpec:
+    """Copy of categorical set ``base`` with its categorical attributes as ordinal codes (one column each)."""
+    spec = next(s for s in _SPECS + _VARIANTS if s.name == base)
+    return replace(
+        spec, name=f"{base}_ord", title=f"{spec.title}, categorical attributes as ordinal codes",
+        encoding="ordinal", n_features=n_attributes, parsed_sha256=parsed_sha256, papers=(_OBRIEN,),
+        notes=f"Ordinal codes of the categorical attributes, for categorical naive Bayes (O'Brien et al. 2008); "
+              f"same rows and labels as {base}. One column per attribute; the code is the index of the value "
+              f"among the attribute's observed values sorted as strings (the order of {base}'s one-hot columns), "
+              f"not the attribute's semantic order.")
+
+
+_VARIANTS += [
+    _ordinal("car", "c3056d69759c7721e9a17aa84844f32f63db6226ef969f1c56e6c75d42d02dbb", 6),
+    _ordinal("nursery", "3eee493f82c4470498ccd40d0e127bd63bb6d13f75f192c319a29e3e83a1a46b", 8),
+    _ordinal("connect4", "aee7fa4dd0c5538b90631304859fb40c177b190a69273ad1c4436b286dd1775a", 42),
+    _ordinal("nursery_s", "158d39307d0376e0f4c72c5ce94b88220ed0963fa62491ab573ee118ec2fc346", 8),
 ]
 
 
