@@ -30,7 +30,8 @@ Ids by source:
 * O'Brien, Gupta & Gray 2008 (decisions from probability estimates, :func:`decide`): a decision rule of
   :data:`DECISION_RULES` on a probability model of :data:`PROBABILITY_MODELS` (``model: nb | rda``):
   ``bayes_rule`` (eq. 1 on the raw estimates), ``partition_matrix`` (eq. 12, ``form``), ``lachiche_flach``,
-  ``mossman``, ``metacost``, and the peers ``calibrated_bayes`` (scikit-learn's CalibratedClassifierCV + eq. 1) and
+  ``mossman``, ``metacost``, and the peers ``calibrated_bayes`` / ``calibrated_isotonic`` / ``calibrated_sigmoid``
+  (scikit-learn's CalibratedClassifierCV + eq. 1) and
   ``cs_reduction`` (the ``costsensitive`` package's reductions, :class:`~csrepro.peers.CostSensitiveReduction`).
 """
 
@@ -346,6 +347,9 @@ for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("
             DetectionRateSVC, {"variant": _variant, "target_detection_rate": _rate / 100}, _source, _variant != "svm")
 for _rule, (_, _source) in DECISION_RULES.items():
     METHODS[_rule] = MethodSpec(decide, {"rule": _rule}, _source, True)
+for _method in ("isotonic", "sigmoid"):  # named ids: an entry's `method:` key names the registry id
+    METHODS[f"calibrated_{_method}"] = MethodSpec(decide, {"rule": "calibrated_bayes", "method": _method},
+                                                  DECISION_RULES["calibrated_bayes"][1], True)
 METHODS["cs_reduction"] = MethodSpec(CostSensitiveReduction, {}, "Beygelzimer et al. 2005-2009 cost-sensitive "
                                      "reductions (weighted all-pairs, filter tree, csoaa; the costsensitive package)")
 for _base, (_, _source) in {**BOOSTERS, **CALIBRATED}.items():
@@ -353,7 +357,7 @@ for _base, (_, _source) in {**BOOSTERS, **CALIBRATED}.items():
     METHODS[f"{_base}_dr"] = MethodSpec(detection_rate, {"base": _base},
                                         f"{_source}; parameters and threshold for a detection rate, {THESIS} Sec. VI.E",
                                         True)
-del _variant, _base, _source, _rate, _rule
+del _variant, _base, _source, _rate, _rule, _method
 
 
 def method_names() -> list[str]:
