@@ -54,12 +54,14 @@ are an error.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone, is_classifier
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -278,7 +280,9 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     with c_{i|j} = C[j, i]).  ``estimator`` default: ``LogisticRegression(max_iter=1000)``; ``cost_matrix`` (K, K)
     indexed by ``classes_`` (None: 0-1 costs, i.e. the argmax of the calibrated probabilities); ``labels``: all
     classes (module docstring: an absent class gets probability 0); ``random_state`` seeds an estimator whose own
-    ``random_state`` is None (integer ``cv`` folds are stratified and unshuffled, so deterministic).
+    ``random_state`` is None (integer ``cv`` folds are stratified and unshuffled, so deterministic; fewer folds, at
+    least 2, when the rarest class has fewer than ``cv`` members: a class with one member is then absent from one
+    fold's training part, which scikit-learn calibrates without it).
     """
 
     _parameter_constraints: dict = {
@@ -302,14 +306,20 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit the calibrated estimator on (X, y) (no costs) and check the cost matrix against ``classes_``."""
         X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, _ = _labels_and_codes(self, y)
+        self.classes_, codes = _labels_and_codes(self, y)
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
         base = LogisticRegression(max_iter=1000) if self.estimator is None else _seeded(self.estimator,
                                                                                          self.random_state)
+        folds = self.cv
+        if isinstance(folds, numbers.Integral):  # a class rarer than cv: as many folds as its members, at least 2
+            smallest = int(np.bincount(codes)[np.bincount(codes) > 0].min())
+            with warnings.catch_warnings():  # a class with one member: StratifiedKFold warns, then leaves it out once
+                warnings.simplefilter("ignore", UserWarning)
+                folds = list(StratifiedKFold(max(2, min(int(folds), smallest))).split(X, codes))  # integer cv's own
         # one BLAS thread: the sigmoid fits and LogisticRegression (scipy's L-BFGS-B on small problems) ran ~20x
         # slower with a multithreaded OpenBLAS on a busy 2-core machine; the experiments parallelise over folds instead
         with threadpool_limits(limits=1, user_api="blas"):
-            self.calibrated_ = CalibratedClassifierCV(base, method=self.method, cv=self.cv, ensemble=True).fit(X, y)
+            self.calibrated_ = CalibratedClassifierCV(base, method=self.method, cv=folds, ensemble=True).fit(X, y)
         self._columns = np.searchsorted(self.classes_, self.calibrated_.classes_)
         return self
 

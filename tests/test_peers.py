@@ -213,3 +213,15 @@ def test_importing_csrepro_does_not_import_the_package():
     code = "import sys, csrepro, csrepro.peers; print('costsensitive' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("rare", [1, 3])
+def test_calibration_takes_fewer_folds_for_a_rare_class(rare):
+    """A class with fewer members than cv (yeast's ERL: 5, 4 of them in a 10-fold training part) still fits."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (40, 2)), rng.normal(3, 1, (40, 2)), rng.normal((0, 4), 1, (rare, 2))])
+    y = np.r_[np.zeros(40, int), np.ones(40, int), np.full(rare, 2)]
+    clf = CalibratedBayesClassifier(cv=5).fit(X, y)
+    P = clf.predict_proba(X)
+    assert P.shape == (len(y), 3)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
