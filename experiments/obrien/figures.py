@@ -3,6 +3,8 @@
 of its Secs. 5-6 is tested on our runs, per dataset by a two-sided paired t-test over the trials (same folds for
 every method), and counted as wins / ties / losses over the experiment's datasets.
 
+* ``summary`` (conf/exp/obrien_three_class.yaml, reported last): ``claims_all.csv``, each claim over the cells of
+  every O'Brien experiment reported beside it (:func:`summarise_claims`).
 * ``claims`` (conf/exp/obrien_*.yaml): ``claims.csv`` (one row per claim and comparison: the counts, the mean
   relative cost difference and whether the claim holds by the rule in ``detail``), ``wins.csv`` (per dataset and
   comparison: the two mean costs, the paired p-value and the outcome) and ``claims.png`` (each method's mean cost
@@ -134,4 +136,34 @@ def plot_claims(out_dir, store, cfg=None) -> list[Path]:
     return [save_png(fig, out_dir, "claims")]
 
 
-FIGURES = {"claims": plot_claims}
+def summarise_claims(out_dir, store=None, cfg=None) -> list[Path]:
+    """claims_all.csv: every claim over all O'Brien experiments reported so far beside this one (the ``wins.csv`` of
+    each ``obrien_*`` folder under the same results root): wins / ties / losses summed over the dataset x cost family
+    x probability model cells, the experiments counted, and whether the claim holds by its rule over all cells.
+    Run last (conf/exp/obrien_three_class.yaml, the last of ``make reproduce-obrien``'s experiments)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    found = sorted(out_dir.parents[1].glob("obrien_*/figures/wins.csv"))
+    per_set = pd.concat([pd.read_csv(f).assign(experiment=f.parents[1].name) for f in found], ignore_index=True) \
+        if found else pd.DataFrame(columns=WINS_COLUMNS + ["experiment"])
+    rows = []
+    for claim, statement, ref, other, kind in CLAIMS:
+        res = per_set[(per_set["reference"] == ref) & (per_set["other"] == other)]
+        if res.empty:
+            continue
+        n = len(res)
+        counts = res["outcome"].value_counts()
+        wins, ties, losses = (int(counts.get(k, 0)) for k in ("win", "tie", "loss"))
+        rel = float(((res["cost_reference"] - res["cost_other"]) / res["cost_other"]).mean())
+        holds = wins > losses if kind == "beats" else ties > n / 2
+        rule = "holds iff wins > losses" if kind == "beats" else "holds iff ties on more than half the cells"
+        exps = sorted(set(res["experiment"]))
+        rows.append({"claim": claim, "statement": statement, "reference": ref, "other": other, "n_sets": n,
+                     "wins": wins, "ties": ties, "losses": losses, "mean_relative_diff": rel, "holds": holds,
+                     "detail": f"{rule}; cells of {len(exps)} experiments: {', '.join(exps)}"})
+    path = out_dir / "claims_all.csv"
+    pd.DataFrame(rows, columns=COLUMNS).to_csv(path, index=False)
+    return [path]
+
+
+FIGURES = {"claims": plot_claims, "summary": summarise_claims}
