@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from csrepro.metrics import paired_ttest
+from csrepro.report.__main__ import results_root
 from csrepro.report.figures import save_png
 from csrepro.report.tables import latest_trials
 
@@ -138,12 +139,14 @@ def plot_claims(out_dir, store, cfg=None) -> list[Path]:
 
 def summarise_claims(out_dir, store=None, cfg=None) -> list[Path]:
     """claims_all.csv: every claim over all O'Brien experiments reported so far beside this one (the ``wins.csv`` of
-    each ``obrien_*`` folder under the same results root): wins / ties / losses summed over the dataset x cost family
+    each ``obrien_*`` folder under the config's results root; without a config, the parent of ``out_dir``'s folder):
+    wins / ties / losses summed over the dataset x cost family
     x probability model cells, the experiments counted, and whether the claim holds by its rule over all cells.
     Run last (conf/exp/obrien_three_class.yaml, the last of ``make reproduce-obrien``'s experiments)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    found = sorted(out_dir.parents[1].glob("obrien_*/figures/wins.csv"))
+    root = results_root(cfg) if cfg is not None else out_dir.parents[1]  # the report writes into a staging folder
+    found = sorted(root.glob("obrien_*/figures/wins.csv"))
     per_set = pd.concat([pd.read_csv(f).assign(experiment=f.parents[1].name) for f in found], ignore_index=True) \
         if found else pd.DataFrame(columns=WINS_COLUMNS + ["experiment"])
     rows = []
