@@ -69,6 +69,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
+from csrepro.validation import classes_and_codes
 
 __all__ = ["CalibratedBayesClassifier", "CostSensitiveReduction", "example_costs"]
 
@@ -102,12 +103,7 @@ def _labels_and_codes(estimator, y):
         raise ValueError(f"{type(estimator).__name__} needs at least 2 classes but the training labels hold only 1 "
                          f"class ({present[0]!r}); a single-class training part cannot train a classifier (use a "
                          "stratified split)")
-    classes = present if estimator.labels is None else np.unique(np.asarray(estimator.labels))
-    unknown = np.setdiff1d(present, classes)
-    if len(unknown):
-        raise ValueError(f"training labels {unknown.tolist()} are not in labels={classes.tolist()}; add them to "
-                         "`labels` or drop those samples")
-    return classes, np.searchsorted(classes, y)
+    return classes_and_codes(y, estimator.labels)
 
 
 def _seeded(estimator, random_state):

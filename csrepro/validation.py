@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_binary_classes"]
+__all__ = ["check_binary_classes", "classes_and_codes"]
 
 
 def check_binary_classes(estimator, classes) -> None:
@@ -21,3 +21,16 @@ def check_binary_classes(estimator, classes) -> None:
     if len(labels) < 2:
         raise ValueError(f"{name} needs 2 classes but the training labels hold only {len(labels)} class {labels}; "
                          "a single-class training fold cannot train a classifier (use a stratified split)")
+
+
+def classes_and_codes(y, labels=None) -> tuple[np.ndarray, np.ndarray]:
+    """(classes, codes): ``labels`` (sorted, unique) when given, else the sorted labels of ``y``, and the index of each
+    label of ``y`` in them.  ``labels`` lets an estimator cover classes absent from a training part (the runner passes
+    every class of the dataset); a training label outside ``labels`` is a ValueError naming it."""
+    present = np.unique(y)
+    classes = present if labels is None else np.unique(np.asarray(labels))
+    unknown = np.setdiff1d(present, classes)
+    if len(unknown):
+        raise ValueError(f"training labels {unknown.tolist()} are not in labels={classes.tolist()}; add them to "
+                         "`labels` or drop those samples")
+    return classes, np.searchsorted(classes, y)

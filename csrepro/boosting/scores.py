@@ -20,6 +20,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csrepro.validation import classes_and_codes
+
 
 class _VectorBoost(ClassifierMixin, BaseEstimator):
     """Base of the score-vector boosters (REBEL, AdaBoost.MH, one-vs-all AdaBoost); not an estimator by itself."""
@@ -33,12 +35,8 @@ class _VectorBoost(ClassifierMixin, BaseEstimator):
         if len(present) < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 classes but the training labels hold only 1 "
                              f"class ({present[0]!r}); use a stratified split")
-        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
-        unknown = np.setdiff1d(present, self.classes_)
-        if len(unknown):
-            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
-                             "add them to `labels` or drop those samples")
-        return X, np.searchsorted(self.classes_, y)
+        self.classes_, z = classes_and_codes(y, self.labels)
+        return X, z
 
     def _raw(self, X):
         check_is_fitted(self)

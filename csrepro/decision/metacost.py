@@ -41,6 +41,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
+from csrepro.validation import classes_and_codes
 
 __all__ = ["MetaCostClassifier"]
 
@@ -137,12 +138,7 @@ class MetaCostClassifier(ClassifierMixin, BaseEstimator):
         """Bagged probabilities on (X, y), relabelling by minimum expected cost, final fit on the new labels."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        present = np.unique(y)
-        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
-        unknown = np.setdiff1d(present, self.classes_)
-        if len(unknown):
-            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
-                             "add them to `labels` or drop those samples")
+        self.classes_, _ = classes_and_codes(y, self.labels)
         if len(self.classes_) < 2:
             raise ValueError(f"MetaCostClassifier needs at least 2 classes but got only 1 class "
                              f"{self.classes_.tolist()}; give all classes in `labels` or use a stratified split")

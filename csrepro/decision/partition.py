@@ -70,6 +70,7 @@ from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels, validate_cost_matrix, zero_one
 from csrepro.decision.rules import decide, mossman_rule
+from csrepro.validation import classes_and_codes
 
 __all__ = ["BOUND_MARGIN", "END_MARGIN", "EXPECTED_FAILED_CHECKS", "FORMS", "LachicheFlachClassifier", "LineSearch",
            "MossmanClassifier", "ORDERS", "PartitionMatrixClassifier", "learn_lf_weights", "learn_mossman_thresholds",
@@ -590,11 +591,7 @@ class _OutOfFoldRule(ClassifierMixin, BaseEstimator):
         """Learn the rule on out-of-fold probabilities of (X, y), then refit the estimator on all of (X, y)."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        present = np.unique(y)
-        classes = present if self.labels is None else np.unique(np.asarray(self.labels))
-        missing = np.setdiff1d(present, classes)
-        if len(missing):
-            raise ValueError(f"y has labels {missing.tolist()} that are not in labels={classes.tolist()}")
+        classes, _ = classes_and_codes(y, self.labels)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 classes; y has 1 class ({classes.tolist()})")
         self.classes_ = classes

@@ -30,11 +30,13 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from csrepro.probability.base import JointLikelihoodMixin
+from csrepro.validation import classes_and_codes
 
 __all__ = ["QuantizedNaiveBayes", "quantization_edges"]
 
@@ -59,7 +61,7 @@ def quantization_edges(column, n_values, quantize="uniform"):
     return edges[edges > lo]
 
 
-class QuantizedNaiveBayes(ClassifierMixin, BaseEstimator):
+class QuantizedNaiveBayes(JointLikelihoodMixin, ClassifierMixin, BaseEstimator):
     """Categorical naive Bayes with Laplace correction; features with many values quantised (O'Brien et al. 2008).
 
     See the module docstring for the formulas and the coding of the features.
@@ -107,13 +109,7 @@ class QuantizedNaiveBayes(ClassifierMixin, BaseEstimator):
         """Code the features (categories or quantisation levels) and count N_kjv and N_k on (X, y)."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        present = np.unique(y)
-        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
-        unknown = np.setdiff1d(present, self.classes_)
-        if len(unknown):
-            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
-                             "add them to `labels` or drop those samples")
-        z = np.searchsorted(self.classes_, y)
+        self.classes_, z = classes_and_codes(y, self.labels)
         K, alpha = len(self.classes_), float(self.alpha)
         self.quantized_ = np.zeros(X.shape[1], dtype=bool)
         self.categories_, self.bin_edges_ = [], []
@@ -167,18 +163,3 @@ class QuantizedNaiveBayes(ClassifierMixin, BaseEstimator):
         for j, table in enumerate(self.feature_log_prob_):
             jll += np.where(unseen[:, j:j + 1], self.unseen_log_prob_[j], table[:, codes[:, j]].T)
         return jll
-
-    def predict_log_proba(self, X):
-        """log P(k | x) (n, K), columns in ``classes_`` order."""
-        check_is_fitted(self)
-        jll = self._joint_log_likelihood(X)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """P(k | x) (n, K), rows summing to 1, columns in ``classes_`` order."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """The most probable class (ties: the first in ``classes_``)."""
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]

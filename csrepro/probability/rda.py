@@ -33,11 +33,13 @@ from numbers import Real
 
 import numpy as np
 from scipy.linalg import cho_factor, solve_triangular
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
+
+from csrepro.probability.base import JointLikelihoodMixin
+from csrepro.validation import classes_and_codes
 
 __all__ = ["DEFAULT_GRID", "RegularizedDiscriminantAnalysis", "condition_number", "identity_scale",
            "regularized_covariance", "schedule_path"]
@@ -81,7 +83,7 @@ def schedule_path(schedule, grid):
                       np.column_stack([np.full_like(gammas, grid[-1]), gammas])])
 
 
-class RegularizedDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
+class RegularizedDiscriminantAnalysis(JointLikelihoodMixin, ClassifierMixin, BaseEstimator):
     """Quadratic discriminant analysis with the per-class covariance blend of O'Brien et al. 2008, Sec. 6.
 
     See the module docstring for the formula, the schedule and the fallbacks.
@@ -135,13 +137,7 @@ class RegularizedDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         path = schedule_path(self.schedule, self._grid())
-        present = np.unique(y)
-        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
-        unknown = np.setdiff1d(present, self.classes_)
-        if len(unknown):
-            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
-                             "add them to `labels` or drop those samples")
-        z = np.searchsorted(self.classes_, y)
+        self.classes_, z = classes_and_codes(y, self.labels)
         N, d = X.shape
         K = len(self.classes_)
         counts = np.bincount(z, minlength=K)
@@ -198,18 +194,3 @@ class RegularizedDiscriminantAnalysis(ClassifierMixin, BaseEstimator):
             jll[:, k] = (np.log(self.priors_[k])
                          - 0.5 * (np.einsum("ij,ij->j", u, u) + self._log_det[k] + d * np.log(2 * np.pi)))
         return jll
-
-    def predict_log_proba(self, X):
-        """log P(k | x) (n, K), columns in ``classes_`` order (-inf for a class absent from training)."""
-        check_is_fitted(self)
-        jll = self._joint_log_likelihood(X)
-        return jll - logsumexp(jll, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """P(k | x) (n, K), rows summing to 1."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """The most probable class (ties: the first in ``classes_``)."""
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
