@@ -213,6 +213,14 @@ def binary_boosting_rows():
     return rows
 
 
+def training_codes(name):
+    """(X, y, K) of dataset ``name``'s predefined training part, labels as class indices 0..K-1."""
+    ds = load_dataset(name)
+    train = ~ds.predefined_test
+    X, y = ds.X[train], np.unique(ds.y[train], return_inverse=True)[1]
+    return X, y, int(y.max()) + 1
+
+
 def rebel_rows(names=("pendigits", "mnist"), T=None):
     """Table rows: seconds per round of REBEL (stumps and depth-4 trees, 200 evenly spaced thresholds) on the
     training part, Cython and NumPy backends, beside one LightGBM multiclass round (K trees) and one XGBoost
@@ -238,10 +246,7 @@ def rebel_rows(names=("pendigits", "mnist"), T=None):
 
     rows = []
     for name in names:
-        ds = load_dataset(name)
-        train = ~ds.predefined_test
-        X, y = ds.X[train], np.unique(ds.y[train], return_inverse=True)[1]
-        K = int(y.max()) + 1
+        X, y, K = training_codes(name)
         small = X.size < 10**6
         rounds = T or (40 if small else 12)
         ref_rounds = max(2, rounds // 10)
@@ -291,10 +296,7 @@ def rebel_kernel_rows(names=("pendigits", "mnist"), rounds=10, depth=4):
 
     rows = []
     for name in names:
-        ds = load_dataset(name)
-        train = ~ds.predefined_test
-        X, y = ds.X[train], np.unique(ds.y[train], return_inverse=True)[1]
-        K = int(y.max()) + 1
+        X, y, K = training_codes(name)
         model = REBELClassifier(n_estimators=rounds).fit(X, y)
         cp, cm = surrogate_targets(model.cost_matrix_)
         H = model.decision_function(X)
