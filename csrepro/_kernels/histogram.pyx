@@ -427,23 +427,28 @@ def route_rows(const unsigned char[:, ::1] codes_t, int[::1] node, const Py_ssiz
     """Move each row to its child, in place: a row of node v = ``node[i]`` >= 0 goes to ``left[v]`` when
     ``feature[v] < 0`` (v not split) or ``codes_t[feature[v], i] <= threshold_bin[v]``, else to ``right[v]``;
     rows with node -1 stay.  Returns ``node``."""
-    cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], V = feature.shape[0], i, v, j
-    cdef bint bad = False
+    cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], V = feature.shape[0], i, v
+    cdef Py_ssize_t bad = 0
     if node.shape[0] != n or threshold_bin.shape[0] != V or left.shape[0] != V or right.shape[0] != V:
         raise ValueError(f"shape mismatch: codes_t {d}x{n}, node {node.shape[0]}, feature {V}, threshold_bin "
                          f"{threshold_bin.shape[0]}, left {left.shape[0]}, right {right.shape[0]}")
+    # per node: the feature read (0 when not split) and the bin above which a row goes right (never, when not split:
+    # a code is at most 255), so that the row loop has no branch on the data
+    cdef Py_ssize_t[:, ::1] per = np.empty((V, 3), dtype=np.intp)  # read, above, step of each node
     for v in range(V):
-        bad = bad or feature[v] >= d
+        bad += feature[v] >= d
+        if feature[v] >= 0:
+            per[v, 0], per[v, 1], per[v, 2] = feature[v], threshold_bin[v], right[v] - left[v]
+        else:
+            per[v, 0], per[v, 1], per[v, 2] = 0, 255, 0
     with nogil:
-        for i in range(n):  # ids checked as they are read: a bad node id stops before any write
-            bad = bad or node[i] >= V
-        if not bad:
+        for i in range(n):  # ids checked before any write
+            bad += node[i] >= V
+        if bad == 0:
             for i in range(n):
                 v = node[i]
-                if v < 0:
-                    continue
-                j = feature[v]
-                node[i] = left[v] if j < 0 or codes_t[j, i] <= threshold_bin[v] else right[v]
+                if v >= 0:
+                    node[i] = left[v] + (codes_t[per[v, 0], i] > per[v, 1]) * per[v, 2]
     if bad:
         raise ValueError(f"a feature id >= {d} or a node id >= {V}: ids out of range")
     return np.asarray(node)

@@ -118,26 +118,34 @@ def layer_channels(const double[:, ::1] channels, const double[::1] up, const do
     if channels.shape[1] != 2 * K or down.shape[0] != K or out.shape[0] != n or out.shape[1] != 3:
         raise ValueError(f"shape mismatch: channels {n}x{channels.shape[1]}, up {K}, down {down.shape[0]}, out "
                          f"{out.shape[0]}x{out.shape[1]} (needs 2K channels and 3 outputs)")
-    cdef Py_ssize_t r
-    cdef double[8] s
+    cdef double a0, a1, b0, b1, c0, c1, e0, e1, u, w
     with nogil:
-        for i in range(0, n, 4):  # four rows at a time: eight independent running sums, each in channel order
-            if i + 4 > n:
-                break
-            for r in range(8):
-                s[r] = 0.0
+        for i in range(0, n - n % 4, 4):  # four rows at a time: eight independent running sums, each in channel order
+            a0 = a1 = b0 = b1 = c0 = c1 = e0 = e1 = 0.0
             for c in range(K):
-                for r in range(4):
-                    s[2 * r] = s[2 * r] + channels[i + r, c] * up[c]
-                    s[2 * r + 1] = s[2 * r + 1] + channels[i + r, c] * down[c]
+                u, w = up[c], down[c]
+                a0 = a0 + channels[i, c] * u
+                a1 = a1 + channels[i, c] * w
+                b0 = b0 + channels[i + 1, c] * u
+                b1 = b1 + channels[i + 1, c] * w
+                c0 = c0 + channels[i + 2, c] * u
+                c1 = c1 + channels[i + 2, c] * w
+                e0 = e0 + channels[i + 3, c] * u
+                e1 = e1 + channels[i + 3, c] * w
             for c in range(K):
-                for r in range(4):
-                    s[2 * r] = s[2 * r] + channels[i + r, K + c] * down[c]
-                    s[2 * r + 1] = s[2 * r + 1] + channels[i + r, K + c] * up[c]
-            for r in range(4):
-                out[i + r, 0] = s[2 * r]
-                out[i + r, 1] = s[2 * r + 1]
-                out[i + r, 2] = 1.0
+                u, w = down[c], up[c]
+                a0 = a0 + channels[i, K + c] * u
+                a1 = a1 + channels[i, K + c] * w
+                b0 = b0 + channels[i + 1, K + c] * u
+                b1 = b1 + channels[i + 1, K + c] * w
+                c0 = c0 + channels[i + 2, K + c] * u
+                c1 = c1 + channels[i + 2, K + c] * w
+                e0 = e0 + channels[i + 3, K + c] * u
+                e1 = e1 + channels[i + 3, K + c] * w
+            out[i, 0], out[i, 1], out[i, 2] = a0, a1, 1.0
+            out[i + 1, 0], out[i + 1, 1], out[i + 1, 2] = b0, b1, 1.0
+            out[i + 2, 0], out[i + 2, 1], out[i + 2, 2] = c0, c1, 1.0
+            out[i + 3, 0], out[i + 3, 1], out[i + 3, 2] = e0, e1, 1.0
         for i in range(n - n % 4, n):
             s0 = 0.0
             s1 = 0.0
