@@ -226,3 +226,27 @@ def test_node_sums_and_routing_equal_their_references(seed, n, V, k):
         v = node[i]
         want = v if v < 0 else (left[v] if feature[v] < 0 or codes_t[feature[v], i] <= threshold_bin[v] else right[v])
         assert got[i] == want
+
+
+def test_routing_full_code_range_and_ids_out_of_range():
+    """Codes and thresholds over all of 0..255 route as the reference does; a node or feature id out of range is an
+    error raised before any row moves."""
+    rng = np.random.default_rng(7)
+    n, d, V = 500, 4, 6
+    codes_t = rng.integers(0, 256, (d, n)).astype(np.uint8)
+    node = rng.integers(-1, V, n).astype(np.int32)
+    feature = np.array([0, -1, 3, 2, -1, 1], dtype=np.intp)
+    threshold_bin = np.array([255, 0, 0, 128, 255, 17], dtype=np.intp)
+    left, right = np.arange(V, dtype=np.int32), np.arange(V, 2 * V, dtype=np.int32)
+    np.testing.assert_array_equal(histogram.route_rows(codes_t, node.copy(), feature, threshold_bin, left, right),
+                                  histogram_ref.route_rows(codes_t, node.copy(), feature, threshold_bin, left, right))
+    for bad_node, bad_feature in ((V, 0), (0, d)):
+        moved = node.copy()
+        moved[3] = bad_node
+        f = feature.copy()
+        f[0] = bad_feature if bad_feature else f[0]
+        with pytest.raises(ValueError, match="ids out of range"):
+            histogram.route_rows(codes_t, moved, f, threshold_bin, left, right)
+        unchanged = node.copy()
+        unchanged[3] = bad_node
+        np.testing.assert_array_equal(moved, unchanged)
