@@ -267,11 +267,17 @@ class LineSearch(NamedTuple):
     interval_costs: np.ndarray  #: (M + 1,) costs on (-inf, b_0), (b_0, b_1), ..., (b_{M-1}, +inf)
 
 
+#: changepoints farther than this many units from 0 are treated as infinitely far (see _sweep)
+FAR = 1e12
+
+
 def _sweep(base, t, d, theta0, cost0, lower, upper, unit, tol):
-    # a changepoint at -inf (a division overflow on a near-zero slope) has happened at every finite theta, one at
-    # +inf never does
-    base = base + d[t == -np.inf].sum()
-    keep = (d != 0) & np.isfinite(t)
+    # a changepoint beyond FAR x unit (a near-zero slope, down to a division overflow: +-inf) is taken as at +-inf:
+    # one at -inf has happened at every theta the search may pick, one at +inf never does; so the end margin below
+    # stays finite
+    far = FAR * max(unit, 1.0)
+    base = base + d[t < -far].sum()
+    keep = (d != 0) & (np.abs(t) <= far)
     t, d = t[keep], d[keep]
     order = np.argsort(t)  # equal changepoints are summed below, so the sort need not be stable
     t, d = t[order], d[order]

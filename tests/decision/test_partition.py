@@ -379,3 +379,15 @@ def test_estimator_with_labels_and_other_models(data):
         clf = PartitionMatrixClassifier(LogisticRegression(max_iter=200), cost_matrix=COSTS, cv=3,
                                         random_state=0).fit(X, y)
     assert clf.predict(X[:5]).shape == (5,)
+
+
+def test_far_changepoints_leave_the_chosen_value_finite():
+    """Near-zero slopes give changepoints like +-1e300 (or +-inf): they count as never / always crossed, and the
+    chosen value stays finite (a finite end margin), where a spread of 2e300 would overflow to inf."""
+    from csrepro.decision.partition import _sweep
+
+    t = np.array([-1e300, -np.inf, 0.5, 1e300, np.inf])
+    d = np.array([1.0, 1.0, -5.0, 3.0, 3.0])  # the cost falls by 5 above 0.5: the best interval is (0.5, +far)
+    res = _sweep(10.0, t, d, 0.0, 12.0, -np.inf, np.inf, 1.0, 1e-12)
+    assert np.isfinite(res.theta) and res.theta > 0.5
+    assert res.cost == pytest.approx(10.0 + 2.0 - 5.0)
