@@ -4,6 +4,7 @@ Classification metrics take class indices 0..K-1 (sorted-label order, CONTRACT.m
 labels with ``np.searchsorted(classes, y)``.  ``n_classes=None`` means 1 + the largest index.
 """
 
+import warnings
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -25,7 +26,9 @@ __all__ = [
     "g_mean",
     "mauc",
     "mean_se",
+    "paired_bootstrap_means",
     "paired_ttest",
+    "percentile_interval",
     "per_class_recall",
     "probabilistic_confusion",
     "ranks",
@@ -297,3 +300,33 @@ def significant_best(values, alpha=0.05, higher_is_better=False):
     mask = np.asarray(keep if names is None else [n in keep for n in names], dtype=bool)
     mask = mask if mask.sum() == 1 else np.zeros_like(mask)
     return mask if names is None else [n for n, k in zip(names, mask) if k]
+
+
+def paired_bootstrap_means(values, n_boot=2000, random_state=0):
+    """Bootstrap means of paired trials: ``values`` (n_problems, n_methods, n_trials), trial t of a problem
+    being one split that every method ran (NaN: a missing trial).  Each replicate draws, per problem, n_trials
+    trial indices with replacement -- the same indices for every method of the problem, so comparisons stay
+    paired -- and takes each method's mean over them (NaN-aware).  Returns (n_boot, n_problems, n_methods).
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 3 or x.size == 0 or np.isinf(x).any():
+        raise ValueError(f"values must be a non-empty 3-D array of finite values or NaN, got shape {x.shape}")
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1, got {n_boot!r}")
+    n_problems, _, n_trials = x.shape
+    rng = np.random.default_rng(random_state)
+    idx = rng.integers(0, n_trials, size=(n_boot, n_problems, n_trials))
+    picked = np.take_along_axis(x[None, :, :, :], idx[:, :, None, :], axis=3)  # (B, P, M, T)
+    if not np.isnan(x).any():
+        return picked.mean(axis=3)
+    with warnings.catch_warnings():  # a replicate that drew only missing trials: NaN, as documented
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(picked, axis=3)
+
+
+def percentile_interval(samples, level=0.95, axis=0):
+    """The (lower, upper) percentile interval of bootstrap ``samples`` along ``axis`` at confidence ``level``."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    tail = 100 * (1 - level) / 2
+    return np.nanpercentile(samples, tail, axis=axis), np.nanpercentile(samples, 100 - tail, axis=axis)

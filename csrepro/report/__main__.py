@@ -3,6 +3,8 @@
     python -m csrepro.report EXP [key=value ...]   one experiment, conf/exp/EXP.yaml
     python -m csrepro.report --all [key=value ...] every conf/exp/*.yaml with a store, then <results.root>/FIDELITY.md
     python -m csrepro.report --fidelity             FIDELITY.md alone, from the committed comparison.csv files
+    python -m csrepro.report --site                 <results.root>/site/ (``--out DIR``: DIR/site/), a static
+                                                    website of the committed results (csrepro.report.site)
 
 key=value are overrides of the composed config, as ``python -m csrepro.run +exp=EXP key=value``
 takes them (csrepro.config.compose: conf/config.yaml with the experiment under ``exp``), e.g.
@@ -70,6 +72,7 @@ from csrepro.report.fidelity import ExperimentFidelity, counts, render_fidelity,
 from csrepro.report.figures import make_figures
 from csrepro.report.provenance import failure_lines, read_run_info, results_lines
 from csrepro.report.rank_tables import rank_comparisons, rank_slug, rank_sources, render_rank_markdown
+from csrepro.report.site import SiteExperiment, build_site
 from csrepro.report.tables import (
     CELL_COLUMNS,
     cell_sources,
@@ -500,6 +503,10 @@ def main(argv=None) -> int:
                         help="report every conf/exp/*.yaml that has a store and write FIDELITY.md")
     parser.add_argument("--fidelity", action="store_true",
                         help="write FIDELITY.md from each experiment's existing comparison.csv (no stores needed)")
+    parser.add_argument("--site", action="store_true",
+                        help="build the static results website <results.root>/site/ (with --out DIR: DIR/site/) "
+                             "from each experiment's committed comparison.csv, run_info.json, tables and figures, "
+                             "the papers' NOTES.md and results/leaderboard/ (no stores needed)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite an existing report made from more trials (or a full-scale one with a "
                              "partial one), and FIDELITY.md when it would drop an experiment")
@@ -515,9 +522,10 @@ def main(argv=None) -> int:
     ns = parser.parse_intermixed_args(argv)
     overrides = [a for a in ns.args if "=" in a]
     names = [a for a in ns.args if "=" not in a]
-    if (ns.all or ns.fidelity) == bool(names) or len(names) > 1 or (ns.all and ns.fidelity):
-        parser.error(f"give exactly one experiment name, --all or --fidelity (got names {names}, --all={ns.all}, "
-                     f"--fidelity={ns.fidelity})")
+    modes = ns.all + ns.fidelity + ns.site
+    if bool(modes) == bool(names) or len(names) > 1 or modes > 1:
+        parser.error(f"give exactly one experiment name, --all, --fidelity or --site (got names {names}, "
+                     f"--all={ns.all}, --fidelity={ns.fidelity}, --site={ns.site})")
     prov = Provenance(shlex.join(["python", "-m", "csrepro.report", *argv]),
                       datetime.now(timezone.utc).isoformat(timespec="seconds"), git_commit())
     debug = ns.debug or os.environ.get("HYDRA_FULL_ERROR") == "1"
@@ -548,6 +556,13 @@ def _run(ns, names: list[str], overrides: list[str], prov: Provenance, debug: bo
         raise ReportError(f"no experiment in {Path(ns.conf_dir) / 'exp'} names a paper; nothing to report")
     root = results_root(cfgs[exps[0]])
     fidelity = Path(ns.out) / "FIDELITY.md" if ns.out is not None else root / "FIDELITY.md"
+    if ns.site:
+        target = Path(ns.out) / "site" if ns.out is not None else root / "site"
+        shown = [SiteExperiment(_select(cfgs[e], "exp.name", default=e), _select(cfgs[e], "exp.paper", "paper"))
+                 for e in reported]
+        build_site(shown, root, ns.experiments_dir, target, prov)
+        print(f"wrote {target / 'index.html'} (open it in a browser; no server needed)")
+        return 0
     if ns.fidelity:
         results = [r for r in (_committed_fidelity(e, cfgs[e]) for e in reported) if r is not None]
         if not results:

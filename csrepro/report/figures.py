@@ -45,11 +45,12 @@ def get_figure(fig_id: str, paper: str):
     return figures[fig_id]
 
 
-def save_png(fig, out_dir, name: str, dpi: int = 120) -> Path:
-    """Save a matplotlib figure as ``out_dir/name.png``, close it and return the path."""
+def save_png(fig, out_dir, name: str, dpi: int = 120, **savefig) -> Path:
+    """Save a matplotlib figure as ``out_dir/name.png`` (``savefig``: more options of ``Figure.savefig``, e.g.
+    ``bbox_inches="tight"``), close it and return the path."""
     path = Path(out_dir) / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi)
+    fig.savefig(path, dpi=dpi, **savefig)
     import matplotlib.pyplot as plt
 
     plt.close(fig)

@@ -1,0 +1,301 @@
+"""`python -m csrepro.report --site` (csrepro.report.site) on a tmp results root: pages, numbers, highlights,
+fidelity counts, stamps, leaderboard, safety (an error leaves the old site) and no leaked paths. No browser."""
+
+import json
+import struct
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from csrepro.report import site as site_module
+from csrepro.report.__main__ import main
+from csrepro.report.fidelity import counts, short_cells
+from csrepro.report.site import SiteError, SiteExperiment, build_site, markdown_blocks, notes_sections, number
+
+ALPHA = """\
+table,row,column,published,reproduced,reproduced_se,tolerance,within,n_trials,n_planned
+Table 1,iris,m1,12.5,12.9,0.3,1.25,True,5,5
+Table 1,iris,m2,10,15.123456789,0.5,1,False,5,5
+Table 1,wine,m1,3.25,,,0.325,,0,0
+Table 2,iris,m1,0.875,0.8812345,0.01,0.0875,True,2,5
+Table 2,wine,m1,0.5,0.9,0.02,0.05,False,2,5
+"""
+BETA = """\
+table,row,column,published,reproduced,reproduced_se,tolerance,within
+Fig. 3,synthetic,rebel,90,6.5,1.743201078,9,False
+"""
+RUNS = {"alpha": {"command": "python -m csrepro.run +exp=alpha", "started": "2030-01-02T03:00:00+00:00",
+                  "finished": "2030-01-02T04:05:06+00:00", "wall_seconds": 3906.0, "git_commit": "aaa1111",
+                  "trials": 10},
+        "beta": {"command": "python -m csrepro.run +exp=beta", "started": "2030-02-01T00:00:00+00:00",
+                 "finished": "2030-02-01T01:00:00+00:00", "wall_seconds": 3600.0, "git_commit": "bbb2222-dirty",
+                 "trials": 4}}
+NOTES_A = "# Paper A: notes\n\nIntro <script>alert(1)</script> & more.\n\n## Deviations\n\nTable 1 m2 is off.\n"
+
+
+def png(width=3, height=2) -> bytes:
+    """A tiny valid RGB PNG."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+@pytest.fixture
+def tree(tmp_path):
+    conf, exps, results = tmp_path / "conf", tmp_path / "experiments", tmp_path / "results"
+    (conf / "exp").mkdir(parents=True)
+    (conf / "config.yaml").write_text("defaults:\n  - csrepro_schema\n  - _self_\n")
+    (conf / "exp" / "alpha.yaml").write_text("name: alpha\npaper: pa\n")
+    (conf / "exp" / "beta.yaml").write_text("name: beta\npaper: pb\n")
+    (conf / "exp" / "nopaper.yaml").write_text("name: nopaper\n")
+    (exps / "pa").mkdir(parents=True)
+    (exps / "pa" / "NOTES.md").write_text(NOTES_A)
+    (exps / "pb").mkdir()
+    (exps / "pb" / "NOTES.md").write_text("# Paper B\n\n## Fig. 3\n\nwhy\n")
+    for name, text in (("alpha", ALPHA), ("beta", BETA)):
+        (results / name / "figures").mkdir(parents=True)
+        (results / name / "comparison.csv").write_text(text)
+        (results / name / "run_info.json").write_text(json.dumps(RUNS[name]))
+    (results / "alpha" / "figures" / "plot_one.png").write_bytes(png())
+    (results / "alpha" / "figures" / "claims.csv").write_text("claim,holds,diff\n1,True,0.123456\n2,False,-1.5\n")
+    (results / "alpha" / "tables").mkdir()
+    (results / "alpha" / "tables" / "table_1.md").write_text(
+        "**Table 1** (risk)\n\n| Dataset | m1 | m2 |\n|:--|--:|--:|\n| iris | **12.9 ± 0.3** | 15.1 ± 0.5† |\n"
+        "|  | 12.5 | 10 |\n\nrep = reproduced; `code` <b>raw</b>\n")
+    args = ["--site", "--conf-dir", str(conf), "--experiments-dir", str(exps), f"results.root={results}"]
+    return SimpleNamespace(root=tmp_path, conf=conf, exps=exps, results=results, site=results / "site", args=args)
+
+
+class Cells(HTMLParser):
+    """Elements of an HTML page: ``cmp`` rows of table.cmp (table id, td class -> (attrs, text)),
+    ``fidelity`` rows of the index (experiment, table, counts attrs), ``stamps`` (p.stamp.run attrs),
+    every ``ids``, ``hrefs`` and ``srcs``."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.cmp, self.fidelity, self.stamps, self.ids, self.hrefs, self.srcs = [], [], [], set(), [], []
+        self.table = self.row = self.td = self.fid = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if "id" in a:
+            self.ids.add(a["id"])
+        if "href" in a:
+            self.hrefs.append(a["href"])
+        if "src" in a:
+            self.srcs.append(a["src"])
+        if tag == "table" and "cmp" in cls:
+            self.table = a["data-table"]
+        elif tag == "tr" and self.table is not None and "cell" in cls:
+            self.row = {"_table": self.table, "_class": cls}
+        elif tag == "td" and self.row is not None:
+            self.td = cls[-1] if cls[-1] not in ("outside", "within", "missing") else cls[-2]
+            self.row[self.td] = [a, ""]
+        elif tag == "tr" and "table-fidelity" in cls:
+            self.fid = {"experiment": a["data-experiment"], "table": a["data-table"]}
+        elif tag == "span" and "counts" in cls and self.fid is not None and "counts" not in self.fid:
+            self.fid["counts"] = {k: int(a[f"data-{k}"]) for k in ("published", "within", "outside", "missing")}
+        elif tag == "p" and "stamp" in cls and "run" in cls:
+            self.stamps.append(a)
+
+    def handle_data(self, data):
+        if self.row is not None and self.td is not None:
+            self.row[self.td][1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self.td = None
+        elif tag == "tr" and self.row is not None:
+            self.cmp.append(self.row)
+            self.row = None
+        elif tag == "tr" and self.fid is not None:
+            self.fidelity.append(self.fid)
+            self.fid = None
+        elif tag == "table":
+            self.table = None
+
+
+def pages(site: Path) -> dict[str, str]:
+    return {p.relative_to(site).as_posix(): p.read_text() for p in site.rglob("*.html")}
+
+
+def test_every_page_and_file(tree, capsys):
+    assert main(tree.args) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert set(pages(tree.site)) == {"index.html", "leaderboard.html", "papers/pa.html", "papers/pb.html",
+                                     "notes/pa.html", "notes/pb.html"}
+    assert (tree.site / "site.css").is_file()
+    assert (tree.site / "figures" / "alpha" / "plot_one.png").read_bytes() == png()
+    assert (tree.site / "data" / "alpha" / "claims.csv").is_file()
+    assert not [p for p in tree.results.iterdir() if p.name.startswith(".site")]  # no scratch left
+    # every relative link and image of every page resolves to a file of the site, anchors included
+    html = pages(tree.site)
+    parsed = {name: Cells(text) for name, text in html.items()}
+    for name, p in parsed.items():
+        for ref in p.hrefs + p.srcs:
+            if ref.startswith("data:"):
+                continue
+            assert "://" not in ref and not ref.startswith("/"), (name, ref)
+            path, _, frag = ref.partition("#")
+            dest = (tree.site / name).parent / path if path else tree.site / name
+            assert dest.resolve().is_file() and tree.site.resolve() in dest.resolve().parents, (name, ref)
+            if frag:
+                assert frag in parsed[dest.resolve().relative_to(tree.site.resolve()).as_posix()].ids, (name, ref)
+
+
+def test_paper_tables_hold_the_comparison_numbers(tree):
+    assert main(tree.args) == 0
+    comp = pd.read_csv(tree.results / "alpha" / "comparison.csv")
+    rows = Cells((tree.site / "papers" / "pa.html").read_text()).cmp
+    assert len(rows) == len(comp)
+    for r, c in zip(rows, comp.itertuples()):
+        assert (r["_table"], r["row"][1], r["column"][1]) == (c.table, c.row, c.column)
+        assert float(r["published"][0]["data-value"]) == c.published
+        assert float(r["published"][1]) == c.published
+        if pd.isna(c.reproduced):
+            assert r["reproduced"][0]["data-value"] == "" and r["reproduced"][1] == "—"
+            assert "missing" in r["_class"]
+            continue
+        assert float(r["reproduced"][0]["data-value"]) == c.reproduced
+        assert float(r["reproduced"][1]) == pytest.approx(c.reproduced, rel=5e-4)
+        assert float(r["se"][0]["data-value"]) == c.reproduced_se
+        # out-of-tolerance cells carry the highlight class, on the row and on the reproduced cell
+        assert ("outside" in r["_class"]) == (not c.within)
+        assert ("outside" in r["reproduced"][0]["class"].split()) == (not c.within)
+        if not c.within:
+            assert r["status"][1].strip() == "outside"
+    text = (tree.site / "papers" / "pa.html").read_text()
+    assert "15.12" in text and 'href="../notes/pa.html"' in text
+    # Table 2 has cells with fewer trials than planned: PARTIAL
+    section = text[text.index('id="alpha--table-2"'):]
+    assert "PARTIAL" in section[:section.index("</h4>")]
+    assert "PARTIAL" not in text[text.index('id="alpha--table-1"'):text.index('id="alpha--table-2"')]
+    # the comparison without trial columns (an older file) renders too
+    beta = Cells((tree.site / "papers" / "pb.html").read_text()).cmp
+    assert [(r["row"][1], float(r["published"][1]), "outside" in r["_class"]) for r in beta] == \
+        [("synthetic", 90.0, True)]
+    # the reproduced table and the figure
+    assert "<strong>12.9 ± 0.3</strong>" in text and "&lt;b&gt;raw&lt;/b&gt;" in text
+    assert '<img src="../figures/alpha/plot_one.png" alt="alpha: figure plot one">' in text
+
+
+def test_index_counts_are_fidelity_counts(tree):
+    assert main(tree.args) == 0
+    rows = Cells((tree.site / "index.html").read_text()).fidelity
+    expected = []
+    for name in ("alpha", "beta"):
+        comp = pd.read_csv(tree.results / name / "comparison.csv")
+        expected += [{"experiment": name, "table": t, "counts": counts(g)} for t, g in comp.groupby("table", sort=False)]
+    assert rows == expected
+    index = (tree.site / "index.html").read_text()
+    assert 'href="papers/pa.html"' in index and 'href="leaderboard.html"' in index
+    assert short_cells(pd.read_csv(tree.results / "alpha" / "comparison.csv")) == 2
+    assert index.count("badge partial") == 1  # alpha's Table 2
+
+
+def test_stamps(tree):
+    prov = SimpleNamespace(command="python -m csrepro.report --site", date="2031-05-06T07:08:09+00:00",
+                           commit="ccc3333")
+    build_site([SiteExperiment("alpha", "pa"), SiteExperiment("beta", "pb")], tree.results, tree.exps, tree.site,
+               prov)
+    index = (tree.site / "index.html").read_text()
+    for run in RUNS.values():
+        assert run["git_commit"] in index
+    assert "2030-01-02T04:05:06+00:00" in index and "2030-02-01T01:00:00+00:00" in index  # span of the runs
+    for page in pages(tree.site).values():
+        assert "2031-05-06T07:08:09+00:00" in page and "ccc3333" in page  # the site's generation
+    for name, paper in (("alpha", "pa"), ("beta", "pb")):
+        stamps = Cells((tree.site / "papers" / f"{paper}.html").read_text()).stamps
+        assert [(s["data-commit"], s["data-finished"]) for s in stamps] == \
+            [(RUNS[name]["git_commit"], RUNS[name]["finished"])]
+    # without run_info.json the section says so
+    (tree.results / "beta" / "run_info.json").unlink()
+    build_site([SiteExperiment("beta", "pb")], tree.results, tree.exps, tree.site, prov)
+    assert "No run_info.json" in (tree.site / "papers" / "pb.html").read_text()
+
+
+def test_notes_are_escaped_with_anchors(tree):
+    assert main(tree.args) == 0
+    notes = (tree.site / "notes" / "pa.html").read_text()
+    assert "<script>" not in notes and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more." in notes
+    assert 'id="deviations"' in notes and 'href="#deviations"' in notes
+    assert [s["anchor"] for s in notes_sections(NOTES_A)] == ["paper-a-notes", "deviations"]
+
+
+def test_leaderboard_missing_then_present(tree):
+    assert main(tree.args) == 0
+    page = (tree.site / "leaderboard.html").read_text()
+    assert "make leaderboard" in page
+    assert 'href="leaderboard.html"' in (tree.site / "index.html").read_text()
+    lb = tree.results / "leaderboard"
+    (lb / "figures").mkdir(parents=True)
+    (lb / "figures" / "wtl.csv").write_text("method,wins,ties,losses\nrebel,3,1,0\n")
+    (lb / "figures" / "leaderboard.csv").write_text("rank,method,mean_rank\n1,rebel,1.25\n2,mcboost,2.5\n")
+    (lb / "figures" / "cd_diagram.png").write_bytes(png())
+    (lb / "run_info.json").write_text(json.dumps({**RUNS["alpha"], "git_commit": "ddd4444"}))
+    (lb / "REPORT.md").write_text("# Leaderboard\n\n- one\n- two\n")
+    (tree.exps / "leaderboard").mkdir()
+    (tree.exps / "leaderboard" / "NOTES.md").write_text("# Leaderboard: notes\n\n## Protocol\n\ntext\n")
+    assert main(tree.args) == 0
+    assert not (tree.site / "papers" / "leaderboard.html").exists()
+    notes = (tree.site / "notes" / "leaderboard.html").read_text()
+    assert 'href="../leaderboard.html"' in notes and "Leaderboard: notes" in notes
+    page = (tree.site / "leaderboard.html").read_text()
+    assert 'href="notes/leaderboard.html"' in page
+    assert "make leaderboard" not in page and "ddd4444" in page
+    assert page.index("leaderboard.csv") < page.index("wtl.csv")
+    assert "1.25" in page and "mcboost" in page
+    assert '<img src="figures/leaderboard/cd_diagram.png"' in page
+    assert (tree.site / "data" / "leaderboard" / "wtl.csv").is_file()
+    assert "ddd4444" in (tree.site / "index.html").read_text()
+
+
+def test_an_error_leaves_the_existing_site(tree, capsys):
+    assert main(tree.args) == 0
+    before = {p: p.read_bytes() for p in tree.site.rglob("*") if p.is_file()}
+    (tree.results / "beta" / "comparison.csv").write_text("table,row\nx,y\n")  # not a comparison file
+    capsys.readouterr()
+    assert main(tree.args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("report error: ") and "comparison.csv" in err[0]
+    assert {p: p.read_bytes() for p in tree.site.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tree.results.iterdir()) == ["alpha", "beta", "site"]  # no scratch left
+    with pytest.raises(SiteError):
+        build_site([SiteExperiment("beta", "pb")], tree.results, tree.exps, tree.site,
+                   SimpleNamespace(command="c", date="d", commit="e"))
+    assert {p: p.read_bytes() for p in tree.site.rglob("*") if p.is_file()} == before
+
+
+def test_no_absolute_paths_or_external_resources(tree):
+    assert main(tree.args) == 0
+    for name, text in pages(tree.site).items():
+        for leak in (str(tree.root), str(Path(site_module.__file__).parents[2]), "file:", "http://", "https://"):
+            assert leak not in text, (name, leak)
+    assert "http" not in (tree.site / "site.css").read_text()
+
+
+def test_out_and_options(tree, tmp_path):
+    assert main([*tree.args, "--out", str(tmp_path / "elsewhere")]) == 0
+    assert (tmp_path / "elsewhere" / "site" / "index.html").is_file() and not tree.site.exists()
+    with pytest.raises(SystemExit):
+        main(["--site", "--fidelity"])
+    with pytest.raises(SystemExit):
+        main(["--site", "alpha"])
+
+
+def test_helpers():
+    assert [number(x) for x in (34.44444444, 0.0123456, 12345.6, 0.0, float("nan"))] == \
+        ["34.44", "0.01235", "12346", "0", ""]
+    blocks = markdown_blocks("# T\n\n| a | b |\n|:--|--:|\n| **x** | 1 |\n| y |\n\npara `c`\n- i1\n  more\n- i2\n")
+    assert [b["kind"] for b in blocks] == ["heading", "table", "paragraph", "list"]
+    assert blocks[1]["align"] == ["", "num"] and blocks[1]["rows"][0][0] == [{"kind": "b", "text": "x"}]
+    assert blocks[1]["rows"][1][1] == []  # a short row is padded
+    assert blocks[3]["items"][0] == [{"kind": "text", "text": "i1 more"}]
