@@ -96,6 +96,18 @@ reproduce-%: $(STAMP)
 	done; \
 	$(BIN)/python -m csrepro.report --fidelity $(REPORT_ARGS)
 
+# issue 21: the cross-paper leaderboard (conf/exp/leaderboard.yaml; its peers LightGBM and XGBoost come with the
+# `bench` extra), its report (results/leaderboard/) and the results website (results/site/)
+.PHONY: leaderboard site
+leaderboard: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python -m csrepro.run +exp=leaderboard runner.n_jobs=$(N_JOBS) $(RUN_ARGS)
+	$(BIN)/python -m csrepro.report leaderboard $(REPORT_ARGS)
+	$(BIN)/python -m csrepro.report --site $(REPORT_ARGS)
+
+site: $(STAMP)
+	$(BIN)/python -m csrepro.report --site $(REPORT_ARGS)
+
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python scripts/bench.py

@@ -52,6 +52,9 @@ _ESTIMATORS = {
     "RegularizedDiscriminantAnalysis": "csrepro.probability.rda",
     "CalibratedBayesClassifier": "csrepro.peers",
     "CostSensitiveReduction": "csrepro.peers",
+    "GradientBoostingPeer": "csrepro.baselines",
+    "MultinomialLogisticRegression": "csrepro.baselines",
+    "TunedCalibratedBayesClassifier": "csrepro.baselines",
 }
 
 __all__ = sorted(_ESTIMATORS)

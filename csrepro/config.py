@@ -30,6 +30,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException, OverrideParseException
 from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
+from sklearn.model_selection import ParameterGrid
 
 from csrepro import costs, methods
 from csrepro.data.protocols import PROTOCOLS, TRAINING_OPTIONS
@@ -340,7 +341,7 @@ class MethodEntry:
     cv: dict | None
     key: str
     grid: dict
-    rounds: dict | None = None  # ``rounds_on_validation: {val_size, criterion}`` (csrepro.selection.rounds)
+    rounds: dict | None = None  # ``rounds_on_validation: {val_size, criterion[, grid]}`` (csrepro.selection.rounds)
 
     @property
     def params_json(self) -> str:
@@ -416,12 +417,25 @@ def _check_cv(where: str, cv, fixed: set) -> dict:
 
 
 def _check_rounds(where: str, rounds) -> dict | None:
-    """``rounds_on_validation: {val_size: <fraction in (0, 1), default 1/3>, criterion: error | cost}``, checked."""
+    """``rounds_on_validation: {val_size: <fraction in (0, 1), default 1/3>, criterion: error | cost,
+    grid: {param: [values]} (optional)}``, checked.  ``grid`` is kept only when given, so entries without it keep
+    their ``params_json`` (and trial ids)."""
     if rounds is None:
         return None
-    usage = "{val_size: <fraction in (0, 1), default 0.3333>, criterion: <error (default) or cost>}"
-    if not isinstance(rounds, Mapping) or set(rounds) - {"val_size", "criterion"}:
+    usage = ("{val_size: <fraction in (0, 1), default 0.3333>, criterion: <error (default) or cost>, "
+             "grid: <optional {param: [values]}>}")
+    if not isinstance(rounds, Mapping) or set(rounds) - {"val_size", "criterion", "grid"}:
         raise ConfigError(f"{where}.rounds_on_validation must be {usage}, got {rounds!r}")
+    if "grid" in rounds:
+        grid = rounds["grid"]
+        if not isinstance(grid, Mapping) or not grid or any(
+                not isinstance(k, str) or not isinstance(v, list) or not v for k, v in grid.items()):
+            raise ConfigError(f"{where}.rounds_on_validation.grid must map parameter names to non-empty lists of "
+                              f"values, e.g. {{max_depth: [1, 2, 4]}}, got {grid!r}")
+        bad = [k for k in grid if k == "n_estimators" or k.endswith("__n_estimators")]
+        if bad:
+            raise ConfigError(f"{where}.rounds_on_validation.grid: {bad} is the number of rounds, which is chosen "
+                              "on validation anyway; give its maximum as a fixed parameter instead")
     rounds = {"val_size": 0.3333, "criterion": "error", **rounds}
     size = rounds["val_size"]
     if isinstance(size, bool) or not isinstance(size, (int, float)) or not 0 < size < 1:
@@ -583,18 +597,32 @@ def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:
     if entry.cv and entry.cv["param"] not in estimator.get_params():
         raise ConfigError(f"{where}.inner_cv.param: {entry.method} has no parameter {entry.cv['param']!r}; "
                           f"valid: {sorted(estimator.get_params())}")
-    if entry.rounds and not hasattr(estimator, "staged_predict"):
+    # without a grid, rounds_on_validation only chooses the number of weak learners: an estimator without
+    # staged_predict would merely lose the validation rows, so that is refused; with a grid any estimator works
+    # (its one final prediction is its one stage, e.g. a logistic regression's C chosen by the same rule)
+    grid = (entry.rounds or {}).get("grid")
+    if entry.rounds and not grid and not hasattr(estimator, "staged_predict"):
         raise ConfigError(f"{where}.rounds_on_validation: {entry.method} ({type(estimator).__name__}) has no "
                           "staged_predict, so its number of weak learners cannot be chosen on validation; remove "
-                          "the key or use a boosting method (e.g. rebel)")
+                          "the key, give it a grid of other parameters, or use a boosting method (e.g. rebel)")
     if entry.rounds and entry.cv:
         raise ConfigError(f"{where}: give either inner_cv or rounds_on_validation, not both")
-    candidates = [{entry.cv["param"]: value} for value in entry.cv["values"]] if entry.cv else [{}]
+    if grid:
+        unknown = sorted(set(grid) - set(estimator.get_params()))
+        if unknown:
+            raise ConfigError(f"{where}.rounds_on_validation.grid: {entry.method} has no parameter(s) {unknown}; "
+                              f"valid: {sorted(estimator.get_params())}")
+        clash = sorted(set(grid) & (set(entry.params) | set(entry.grid)))
+        if clash:
+            raise ConfigError(f"{where}: {clash} given both as a fixed value and in rounds_on_validation.grid; "
+                              "keep one")
+    candidates = [{entry.cv["param"]: value} for value in entry.cv["values"]] if entry.cv else \
+        list(ParameterGrid(grid)) if grid else [{}]
     for values in candidates:
         try:
             methods.validate_params(estimator.set_params(**values))
         except (TypeError, ValueError) as err:
-            chosen = f" (inner_cv value {values})" if values else ""
+            chosen = f" ({'inner_cv' if entry.cv else 'rounds_on_validation.grid'} value {values})" if values else ""
             raise ConfigError(f"{where}{chosen}: {err}") from None
     if n_classes > 2 and not methods.supports_multiclass(estimator):
         raise ConfigError(f"{where}: {entry.method} ({type(estimator).__name__}) is binary-only, but dataset "

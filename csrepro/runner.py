@@ -414,7 +414,7 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
         estimator = inner_cv(estimator, cv, random_state=trial.model_seed)
     if rounds:  # number of weak learners on a validation part of the training part (csrepro.selection.rounds)
         estimator = RoundsOnValidation(estimator, val_size=rounds["val_size"], criterion=rounds["criterion"],
-                                       cost_matrix=C, random_state=trial.model_seed)
+                                       cost_matrix=C, param_grid=rounds.get("grid"), random_state=trial.model_seed)
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
     fitted = time.perf_counter()
@@ -427,7 +427,9 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
     p = Predictions(z_test, np.searchsorted(classes, predicted), C, estimator, X_test, classes)
     selected = {"selected": canonical_json(estimator.best_params_)} if cv else {}
     if rounds:
-        selected = {"selected": canonical_json({"n_estimators": estimator.best_n_estimators_})}
+        n = estimator.best_n_estimators_  # None for an estimator without staged_predict (its grid point only)
+        chosen = {**estimator.best_params_, **({} if n is None else {"n_estimators": n})}
+        selected = {"selected": canonical_json(chosen)}
     return {**{name: METRICS[name](p) for name in metric_names}, **selected,
             "fit_seconds": fitted - start, "predict_seconds": done - fitted}
 

@@ -11,6 +11,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import csrepro
+from csrepro.baselines import GradientBoostingPeer
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
 from csrepro.probability.naive_bayes import QuantizedNaiveBayes
@@ -75,6 +76,12 @@ CHECKED_WITH = {
     "MetaCostClassifier": [{"estimator": QuantizedNaiveBayes(), "n_resamples": 3, "random_state": 0}],
     "CalibratedBayesClassifier": [{"cv": 2}, {"method": "sigmoid", "cv": 2}],
     "CostSensitiveReduction": [{"reduction": "filter_tree"}],  # wap and csoaa need the peers extra
+    # issue 21's baselines: few rounds for speed; LightGBM and XGBoost are the bench extra (in dev too)
+    "GradientBoostingPeer": [{"n_estimators": 5, "random_state": 0},
+                             {"library": "lightgbm", "n_estimators": 5, "random_state": 0},
+                             {"library": "xgboost", "n_estimators": 5, "weighting": "cost", "random_state": 0}],
+    "TunedCalibratedBayesClassifier": [{"estimator": GradientBoostingPeer(n_estimators=4), "param_grid":
+                                        {"max_depth": [1, 2]}, "val_size": 0.3, "cv": 2, "random_state": 0}],
 }
 
 

@@ -121,7 +121,7 @@ BAD = [
     (DetectionRateClassifier, {"estimator": None}),
     (BayesRuleClassifier, {"estimator": None}),
     (BayesRuleClassifier, {"estimator": LinearSVC()}),  # no predict_proba
-    (RoundsOnValidation, {"estimator": LogisticRegression()}),  # no staged_predict
+    (RoundsOnValidation, {"param_grid": "max_depth"}),  # a grid is a dict of lists
     (RoundsOnValidation, {"criterion": "accuracy"}),
     (RoundsOnValidation, {"val_size": 1.5}),
     (DetectionRateClassifier, {"target_detection_rate": 0.0}),

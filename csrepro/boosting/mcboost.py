@@ -253,7 +253,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         key = fingerprint(X, z, kC, self.loss, self.n_estimators, self.line_search_tol, self.line_search_max_iter,
                           self.backend)
         fit = FITS.get(key, lambda: self._train(X, z, loss, kC))
-        self.coef_, self.intercept_, self.train_loss_ = (a.copy() for a in fit)
+        self.coef_, self.intercept_, self.train_loss_, self.steps_, self._scaling = (a.copy() for a in fit)
         return self
 
     def _train(self, X, z, loss, kC):
@@ -287,6 +287,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         shared = _CoordinateStep.shared_buffers(n, n_derivatives)
         steps = [_CoordinateStep(kern, V[r], z, family, shared) for r in range(M - 1)]
         train_loss = np.empty(self.n_estimators + 1)  # loss before each iteration, and at the end
+        steps_taken = []  # (iteration, r, feature, alpha a, alpha b) of every update, for the staged predictions
         for t in range(self.n_estimators):
             for r, step in enumerate(steps):
                 w, total = step.prepare(state, with_loss=r == 0)
@@ -299,9 +300,11 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
                 step.apply(state, alpha)
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
+                steps_taken.append((t, r, g.feature, alpha * g.a, alpha * g.b))
         train_loss[-1] = steps[0].prepare(state, with_loss=True)[1] / n
         coef = coef / sd
-        return coef, intercept - coef @ mu, train_loss[1:]
+        return coef, intercept - coef @ mu, train_loss[1:], np.array(steps_taken, dtype=np.float64).reshape(-1, 5), \
+            np.stack([mu, sd])
 
     def predictor(self, X):
         """The multi-dimensional predictor f(x), shape (n, M-1)."""
@@ -332,6 +335,57 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         else:
             idx = np.argmax(self.predictor(X) @ self.codewords_.T, axis=1)
         return self.classes_[idx]
+
+    def _staged_maps(self):
+        """(coef, intercept) of f after each iteration t = 1..T: the updates of ``steps_`` replayed in training
+        order with the same arithmetic, so the last is ``(coef_, intercept_)`` bit for bit."""
+        check_is_fitted(self)
+        mu, sd = self._scaling
+        coef, intercept = np.zeros_like(self.coef_), np.zeros_like(self.intercept_)
+        done = 0
+        for t in range(self.n_estimators):
+            while done < len(self.steps_) and self.steps_[done, 0] == t:
+                _, r, feature, da, db = self.steps_[done]
+                coef[int(r), int(feature)] += da
+                intercept[int(r)] += db
+                done += 1
+            scaled = coef / sd
+            yield scaled, intercept - scaled @ mu
+
+    def _staged_predictors(self, X):
+        """The predictor f_t(x) (n, M-1) after each iteration t = 1..T, as :meth:`predictor` computes f."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        for coef, intercept in self._staged_maps():
+            yield X @ coef.T + intercept
+
+    def staged_decision_function(self, X):
+        """:meth:`decision_function` after each iteration 1..``n_estimators`` (the last is ``decision_function``),
+        so that the number of iterations can be chosen on validation (csrepro.selection.rounds)."""
+        for F in self._staged_predictors(X):
+            S = 0.5 * F @ self.codewords_.T
+            yield S[:, 1] - S[:, 0] if len(self.classes_) == 2 else S
+
+    @staticmethod
+    def _posteriors(F, codewords):
+        A = F @ codewords.T
+        A -= A.max(axis=1, keepdims=True)
+        P = np.exp(A)
+        return P / P.sum(axis=1, keepdims=True)
+
+    def staged_predict_proba(self, X):
+        """:meth:`predict_proba` after each iteration 1..``n_estimators`` (the last is ``predict_proba``)."""
+        for F in self._staged_predictors(X):
+            yield self._posteriors(F, self.codewords_)
+
+    def staged_predict(self, X):
+        """:meth:`predict` after each iteration 1..``n_estimators`` (the last is ``predict``)."""
+        for F in self._staged_predictors(X):
+            if self.decision == "bayes":
+                idx = bayes_decision(self._posteriors(F, self.codewords_), self.cost_matrix_)
+            else:
+                idx = np.argmax(F @ self.codewords_.T, axis=1)
+            yield self.classes_[idx]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,10 +1,14 @@
-"""The number of weak learners of a staged estimator, chosen on a validation part of its training data.
+"""The number of weak learners of a staged estimator -- and, with a ``param_grid``, its other parameters (tree depth,
+a regularisation constant) -- chosen on a validation part of its training data.
 
-:class:`RoundsOnValidation` serves the experiment entries with ``rounds_on_validation: {val_size, criterion}``
+:class:`RoundsOnValidation` serves the experiment entries with ``rounds_on_validation: {val_size, criterion, grid}``
 (csrepro.config.MethodEntry) and the REBEL protocol (Appel et al. 2016, Sec. 5.1: "50% of the samples for
 training, 25% for validation (i.e. for finding the optimal number of weak learners), and the remaining 25%
-for testing"): the estimator is fitted once on the training rows minus a stratified validation part, and
-kept truncated at the best round, with no refit on the validation rows.
+for testing"): the estimator is fitted once per grid point on the training rows minus a stratified validation
+part, and the (grid point, round count) with the least validation score is kept, truncated at that round, with no
+refit on the validation rows.  One rule for every method (issue 21's "equal budgets": rounds and tree size chosen on
+validation by the same rule); an estimator without ``staged_predict`` is one stage (its final prediction), so e.g.
+a logistic regression's C is chosen by the same rule.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.model_selection import ParameterGrid
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
@@ -27,13 +32,21 @@ __all__ = ["CRITERIA", "RoundsOnValidation", "staged_scores"]
 CRITERIA = ("error", "cost")
 
 
+def _stages(estimator, X):
+    """The predictions after each round (``staged_predict``), or the one final prediction of an unstaged estimator."""
+    if hasattr(estimator, "staged_predict"):
+        return estimator.staged_predict(X)
+    return iter([estimator.predict(X)])
+
+
 def staged_scores(estimator, X, y, criterion: str = "error", cost_matrix=None) -> np.ndarray:
     """Mean validation error (or cost ``cost_matrix[y, prediction]``, classes in ``estimator.classes_`` order)
-    after each round 1..T of a fitted ``estimator`` with ``staged_predict``; shape (T,)."""
+    after each round 1..T of a fitted ``estimator`` with ``staged_predict``; shape (T,).  An estimator without
+    ``staged_predict`` is one stage: shape (1,), the score of its ``predict``."""
     classes = estimator.classes_
     truth = np.searchsorted(classes, y)
     out = []
-    for pred in estimator.staged_predict(X):
+    for pred in _stages(estimator, X):
         if criterion == "error":
             out.append(np.mean(pred != y))
         else:
@@ -42,24 +55,35 @@ def staged_scores(estimator, X, y, criterion: str = "error", cost_matrix=None) -
 
 
 def _inner_has(name):
-    return lambda self: hasattr(self.estimator, name)
+    """``name`` is offered when the estimator has ``staged_<name>``, or, for an unstaged estimator, ``name``."""
+    def check(self):
+        if hasattr(self.estimator, "staged_predict"):
+            return hasattr(self.estimator, f"staged_{name}")
+        return hasattr(self.estimator, name)
+    return check
 
 
 class RoundsOnValidation(ClassifierMixin, BaseEstimator):
-    """``estimator`` truncated at the number of weak learners with the lowest validation error (or cost).
+    """``estimator`` at the grid point and number of weak learners with the lowest validation error (or cost).
 
     ``fit`` splits (X, y) with :func:`csrepro.data.protocols.holdout` (``test_size=val_size``,
     stratified, seeded by ``random_state``; every class keeps a training row), fits a clone of
-    ``estimator`` on the rest, scores each stage of its ``staged_predict`` on the validation part
-    (:func:`staged_scores`) and keeps the smallest round count reaching the minimum (ties: fewest
-    rounds).  The fitted model is not refitted: ``predict`` and ``decision_function`` are the stage
-    ``best_n_estimators_`` of ``staged_predict`` / ``staged_decision_function``.  An estimator with a
-    ``labels`` parameter left at None is given every class of ``y``, so a class missing from the
-    training part still has a score.
+    ``estimator`` on the rest -- one per point of ``param_grid``, in scikit-learn's ParameterGrid order, all
+    on the same rows -- scores each stage of its ``staged_predict`` on the validation part
+    (:func:`staged_scores`) and keeps the (grid point, round count) reaching the minimum (ties: the earlier
+    grid point, then the fewest rounds).  An estimator without ``staged_predict`` has one stage, its
+    ``predict``.  The fitted model is not refitted: ``predict``, ``decision_function`` and ``predict_proba`` are
+    the stage ``best_n_estimators_`` of ``staged_predict`` / ``staged_decision_function`` /
+    ``staged_predict_proba`` (an unstaged estimator's own methods).
+
+    Classes and costs: an estimator with a ``labels`` parameter left at None is given ``labels`` (None: every
+    class of ``y``), so a class missing from the training part still has a score.  ``cost_matrix`` is indexed
+    by ``labels`` when given, else by the fitted estimator's ``classes_``; the scores use its rows and columns of
+    the estimator's ``classes_`` (the estimator's own ``cost_matrix``, if any, is its own business).
 
     Parameters
     ----------
-    estimator : classifier with ``fit`` and ``staged_predict``
+    estimator : classifier with ``fit`` and ``predict`` (``staged_predict`` to choose rounds)
         E.g. :class:`~csrepro.boosting.rebel.REBELClassifier`; its ``n_estimators`` is the maximum.
     val_size : float in (0, 1) or int
         The validation part: a fraction of the rows (1/3 of the 75 % left after a 25 % test part gives
@@ -67,37 +91,60 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
     criterion : {"error", "cost"}
         Mean 0-1 error, or mean ``cost_matrix[y, prediction]`` on the validation part.
     cost_matrix : array (K, K) or None
-        Costs in sorted-label order (the fitted estimator's ``classes_``); required by ``"cost"``.
+        Costs in sorted-label order (``labels``, else the fitted estimator's ``classes_``); required by ``"cost"``.
+    param_grid : dict (parameter -> list of values) or None
+        The estimator's parameters to choose with the rounds (e.g. ``{"max_depth": [1, 2, 4]}``; nested names
+        such as ``estimator__C`` work); None: the estimator as given (one grid point).
+    labels : array-like or None
+        All class labels, sorted, when ``y`` may lack some (see above).
     random_state : int or None
         Seed of the validation split.
 
     Attributes
     ----------
-    estimator_ (the fitted clone, all rounds), best_n_estimators_, validation_scores_ (T,), classes_,
-    n_features_in_.
+    estimator_ (the fitted clone at the best grid point, all rounds), best_params_ (that grid point; {} without a
+    grid), best_n_estimators_ (None for an unstaged estimator), validation_scores_ ((T,) without a grid; with a grid
+    a list with one (T_g,) array per grid point, in ParameterGrid order), classes_, n_features_in_.
     """
 
     _parameter_constraints: dict = {
-        "estimator": [HasMethods(["fit", "staged_predict"])],
+        "estimator": [HasMethods(["fit", "staged_predict"]), HasMethods(["fit", "predict"])],
         "val_size": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None, closed="left")],
         "criterion": [StrOptions(set(CRITERIA))],
         "cost_matrix": ["array-like", None],
+        "param_grid": [dict, None],
+        "labels": ["array-like", None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, val_size=1 / 3, criterion="error", cost_matrix=None, random_state=None):
+    def __init__(self, estimator=None, val_size=1 / 3, criterion="error", cost_matrix=None, param_grid=None,
+                 labels=None, random_state=None):
         self.estimator = estimator
         self.val_size = val_size
         self.criterion = criterion
         self.cost_matrix = cost_matrix
+        self.param_grid = param_grid
+        self.labels = labels
         self.random_state = random_state
+
+    def _costs(self, classes):
+        """The cost matrix's rows and columns of ``classes`` (indexed by ``labels`` when given)."""
+        if self.labels is None:
+            return check_cost_matrix_for_labels(self.cost_matrix, classes)
+        labels = np.unique(np.asarray(self.labels))
+        C = check_cost_matrix_for_labels(self.cost_matrix, labels)
+        idx = np.searchsorted(labels, classes)
+        if np.any(idx >= len(labels)) or np.any(labels[np.minimum(idx, len(labels) - 1)] != classes):
+            raise ValueError(f"the estimator's classes {np.asarray(classes).tolist()} are not all in "
+                             f"labels={labels.tolist()}; add them to `labels`")
+        return C[np.ix_(idx, idx)]
 
     @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
     def fit(self, X, y):
-        """Fit on (X, y) minus the validation part and choose the round count on that part."""
+        """Fit on (X, y) minus the validation part (once per grid point) and choose on that part."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        labels = np.unique(y)
+        labels = np.unique(y) if self.labels is None else np.unique(np.asarray(self.labels))
         if self.criterion == "cost" and self.cost_matrix is None:
             raise ValueError("criterion='cost' needs a cost_matrix; pass one or use criterion='error'")
         seed = self.random_state
@@ -108,25 +155,37 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
         except ValueError as err:
             raise ValueError(f"cannot hold out val_size={self.val_size!r} of n_samples = {len(y)} training rows: {err}") \
                 from None
-        estimator = clone(self.estimator)
-        if "labels" in estimator.get_params() and estimator.get_params()["labels"] is None:
-            estimator.set_params(labels=labels)
-        estimator.fit(X[train], y[train])
-        C = None
-        if self.criterion == "cost":
-            C = check_cost_matrix_for_labels(self.cost_matrix, estimator.classes_)
-        scores = staged_scores(estimator, X[val], y[val], self.criterion, C)
-        if not len(scores):
-            raise ValueError(f"{type(estimator).__name__} fitted no weak learner (staged_predict yielded nothing); "
-                             "check its n_estimators and the training data")
+        template = clone(self.estimator)
+        params = template.get_params()
+        if "labels" in params and params["labels"] is None:
+            template.set_params(labels=labels)
+        points = [{}] if self.param_grid is None else list(ParameterGrid(self.param_grid))
+        best = None  # (score, point index, estimator, scores)
+        all_scores = []
+        for i, point in enumerate(points):
+            estimator = clone(template).set_params(**point)
+            estimator.fit(X[train], y[train])
+            C = self._costs(estimator.classes_) if self.criterion == "cost" else None
+            scores = staged_scores(estimator, X[val], y[val], self.criterion, C)
+            if not len(scores):
+                raise ValueError(f"{type(estimator).__name__} fitted no weak learner (staged_predict yielded nothing);"
+                                 " check its n_estimators and the training data")
+            all_scores.append(scores)
+            if best is None or scores.min() < best[0]:  # strictly less: ties keep the earlier grid point
+                best = (scores.min(), i, estimator, scores)
+        _, i, estimator, scores = best
         self.estimator_ = estimator
-        self.validation_scores_ = scores
-        self.best_n_estimators_ = int(np.argmin(scores)) + 1
+        self.best_params_ = points[i]
+        self.validation_scores_ = scores if self.param_grid is None else all_scores
+        staged = hasattr(estimator, "staged_predict")
+        self.best_n_estimators_ = int(np.argmin(scores)) + 1 if staged else None  # argmin: fewest rounds at ties
         self.classes_ = estimator.classes_
         return self
 
-    def _stage(self, staged):
-        for i, value in enumerate(staged, start=1):
+    def _stage(self, name, X):
+        if self.best_n_estimators_ is None:  # an unstaged estimator: its own method
+            return getattr(self.estimator_, name)(X)
+        for i, value in enumerate(getattr(self.estimator_, f"staged_{name}")(X), start=1):
             if i == self.best_n_estimators_:
                 return value
         raise RuntimeError("the fitted estimator yields fewer stages than best_n_estimators_")
@@ -137,20 +196,17 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predictions of the model truncated at ``best_n_estimators_`` weak learners."""
-        X = self._X(X)
-        return self._stage(self.estimator_.staged_predict(X))
+        return self._stage("predict", self._X(X))
 
-    @available_if(_inner_has("staged_decision_function"))
+    @available_if(_inner_has("decision_function"))
     def decision_function(self, X):
         """Decision function of the model truncated at ``best_n_estimators_`` weak learners."""
-        X = self._X(X)
-        return self._stage(self.estimator_.staged_decision_function(X))
+        return self._stage("decision_function", self._X(X))
 
-    @available_if(_inner_has("staged_predict_proba"))
+    @available_if(_inner_has("predict_proba"))
     def predict_proba(self, X):
         """Class probabilities of the model truncated at ``best_n_estimators_`` weak learners."""
-        X = self._X(X)
-        return self._stage(self.estimator_.staged_predict_proba(X))
+        return self._stage("predict_proba", self._X(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

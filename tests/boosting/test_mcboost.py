@@ -195,3 +195,23 @@ def test_cell_line_search_equals_per_sample(digits, loss, monkeypatch):
         np.testing.assert_allclose(cells.train_loss_, other.train_loss_, rtol=1e-9)
     if loss == "gll":
         np.testing.assert_array_equal(cells.coef_, plain.coef_)
+
+
+@pytest.mark.parametrize("loss, decision", [("mcboost", "argmax"), ("gll", "argmax"), ("mcboost", "bayes")])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_staged_final_stage_is_the_prediction_exactly(iris, loss, decision, n_classes):
+    """One stage per iteration; the last equals predict / decision_function / predict_proba bit for bit, and a
+    model trained for t iterations predicts what stage t does (so rounds can be chosen on validation)."""
+    X, y = iris
+    keep = y < n_classes
+    X, y = X[keep], y[keep]
+    C = _sym_costs(n_classes, 3)
+    est = MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=6, decision=decision).fit(X, y)
+    stages = list(est.staged_predict(X))
+    assert len(stages) == 6
+    np.testing.assert_array_equal(stages[-1], est.predict(X))
+    np.testing.assert_array_equal(list(est.staged_decision_function(X))[-1], est.decision_function(X))
+    np.testing.assert_array_equal(list(est.staged_predict_proba(X))[-1], est.predict_proba(X))
+    short = MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=3, decision=decision).fit(X, y)
+    np.testing.assert_allclose(list(est.staged_decision_function(X))[2], short.decision_function(X), atol=1e-12)
+    np.testing.assert_array_equal(stages[2], short.predict(X))
