@@ -110,7 +110,7 @@ site: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
-	$(BIN)/python scripts/bench.py
+	MALLOC_MMAP_THRESHOLD_=4000000 MALLOC_TRIM_THRESHOLD_=100000000 $(BIN)/python scripts/bench.py
 
 clean:
 	rm -rf build csrepro/_kernels/*.c csrepro/_kernels/*.so $(patsubst %.pyx.tp,%.pyx,$(wildcard csrepro/_kernels/*.pyx.tp))

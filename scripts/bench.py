@@ -12,6 +12,7 @@ Writes the same tables to results/BENCH.md.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import time
 from functools import partial
@@ -458,7 +459,10 @@ def obrien_rows(Ns=(10**3, 10**4, 10**5, 10**6), Ks=(3, 10), grid=200):
 def main():
     lines = ["# Benchmark: CD-MCBoost iteration time", "",
              f"Machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
-             f"single-threaded kernels; date {time.strftime('%Y-%m-%d')}.", "",
+             f"single-threaded kernels; date {time.strftime('%Y-%m-%d')}; glibc heap kept between calls "
+             f"(MALLOC_MMAP_THRESHOLD_={os.environ.get('MALLOC_MMAP_THRESHOLD_', 'default')}, MALLOC_TRIM_THRESHOLD_="
+             f"{os.environ.get('MALLOC_TRIM_THRESHOLD_', 'default')}: `make bench` sets both, so that no timed call "
+             "pays for fresh pages of memory the previous call returned to the system).", "",
              "| dataset | n x d, K | loss | Cython s/iter | NumPy s/iter | NumPy/Cython | LightGBM s/round | Cython/LightGBM |",
              "|---|---|---|---|---|---|---|---|"]
     for name in ["shuttle", "pendigits"]:

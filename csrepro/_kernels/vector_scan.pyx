@@ -15,13 +15,49 @@ import numpy as np
 from libc.math cimport INFINITY, fabs, sqrt
 
 
+cdef extern from *:
+    """
+    #include <math.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* sum_k sqrt(A_k B_k) of one split, A = (T+ - L+) + L-, B = L+ + (T- - L-), each clipped below at 0 (a NaN
+       kept), added in k order from 0.0.  With SSE2 two classes per register: the same IEEE operations per class
+       (max(0, x) keeps a NaN as "x < 0 ? 0 : x" does), the square roots then added one by one in k order. */
+    static double csrepro_split_loss(const double* L, const double* T, Py_ssize_t K) {
+        double s = 0.0, A, B;
+        Py_ssize_t k = 0;
+    #if defined(__SSE2__)
+        const __m128d zero = _mm_setzero_pd();
+        double q[2];
+        for (; k + 2 <= K; k += 2) {
+            __m128d lp = _mm_loadu_pd(L + k), lm = _mm_loadu_pd(L + K + k);
+            __m128d a = _mm_add_pd(_mm_sub_pd(_mm_loadu_pd(T + k), lp), lm);
+            __m128d b = _mm_add_pd(lp, _mm_sub_pd(_mm_loadu_pd(T + K + k), lm));
+            _mm_storeu_pd(q, _mm_sqrt_pd(_mm_mul_pd(_mm_max_pd(zero, a), _mm_max_pd(zero, b))));
+            s += q[0];
+            s += q[1];
+        }
+    #endif
+        for (; k < K; k++) {
+            A = (T[k] - L[k]) + L[K + k];
+            B = L[k] + (T[K + k] - L[K + k]);
+            if (A < 0.0) A = 0.0;
+            if (B < 0.0) B = 0.0;
+            s += sqrt(A * B);
+        }
+        return s;
+    }
+    """
+    double _split_loss "csrepro_split_loss"(const double* L, const double* T, Py_ssize_t K) noexcept nogil
+
+
 def exp_vector_scores(const double[:, ::1] hist, const Py_ssize_t[::1] offsets, const Py_ssize_t[::1] n_bins,
                       double[::1] out):
     """Fill ``out`` (total_bins,) with the loss at the closed-form a of every split; inf at each feature's
     last bin.  ``hist`` (total_bins, 2K): channels 0..K-1 sum w+, K..2K-1 sum w-.  Returns ``out``."""
     cdef Py_ssize_t B = hist.shape[0], C = hist.shape[1], K = C // 2, d = offsets.shape[0]
-    cdef Py_ssize_t j, b, c, k, o
-    cdef double s, A, Bk
+    cdef Py_ssize_t j, b, c, o
     cdef double[::1] L = np.empty(C), T = np.empty(C)
     if C != 2 * K or n_bins.shape[0] != d or out.shape[0] != B:
         raise ValueError(f"shape mismatch: hist {B}x{C} (needs 2K channels), offsets {d}, n_bins "
@@ -35,18 +71,9 @@ def exp_vector_scores(const double[:, ::1] hist, const Py_ssize_t[::1] offsets, 
                     T[c] += hist[o + b, c]
             L[:] = 0.0
             for b in range(n_bins[j] - 1):
-                s = 0.0
                 for c in range(C):
                     L[c] += hist[o + b, c]
-                for k in range(K):
-                    A = (T[k] - L[k]) + L[K + k]
-                    Bk = L[k] + (T[K + k] - L[K + k])
-                    if A < 0.0:
-                        A = 0.0
-                    if Bk < 0.0:
-                        Bk = 0.0
-                    s += sqrt(A * Bk)
-                out[o + b] = 2.0 * s
+                out[o + b] = 2.0 * _split_loss(&L[0], &T[0], K)
             out[o + n_bins[j] - 1] = INFINITY
     return np.asarray(out)
 
@@ -327,54 +354,122 @@ def labelled_split_scores(const double[:, :, ::1] hist, const Py_ssize_t[::1] of
     return np.asarray(out)
 
 
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* layer_channels' sums for rows i0..i1-1 of ch (n, 2K): out[i] = (sum_k ch[i,k] u_k + ch[i,K+k] d_k,
+       sum_k ch[i,k] d_k + ch[i,K+k] u_k, 1), each sum from 0.0 in channel order.  With SSE2, two rows per register
+       and four registers (eight rows): each lane runs the scalar loop's multiplications and additions in the same
+       order, so the sums are the same IEEE doubles. */
+    #if defined(__SSE2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    #include <immintrin.h>
+    #define CSREPRO_LAYER_AVX 1
+    static int csrepro_has_avx(void) {
+        static int has = -1;
+        if (has < 0) {
+            __builtin_cpu_init();
+            has = __builtin_cpu_supports("avx") ? 1 : 0;
+        }
+        return has;
+    }
+    /* Rows i..: eight at a time, four per AVX register (lanes = rows), the same per-lane operations; returns the
+       first row not done. */
+    __attribute__((target("avx")))
+    static Py_ssize_t csrepro_layer_channels_avx(const double* ch, Py_ssize_t K, const double* up,
+                                                 const double* down, double* out, Py_ssize_t n) {
+        Py_ssize_t C = 2 * K, i = 0, c;
+        for (; i + 8 <= n; i += 8) {
+            const double* r = ch + i * C;
+            __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd(), b0 = _mm256_setzero_pd(),
+                    b1 = _mm256_setzero_pd();
+            double la[4], lb[4], ma[4], mb[4];
+            int g;
+            for (c = 0; c < C; c++) {
+                __m256d u = _mm256_set1_pd(c < K ? up[c] : down[c - K]);
+                __m256d w = _mm256_set1_pd(c < K ? down[c] : up[c - K]);
+                __m256d x = _mm256_set_pd(r[3 * C + c], r[2 * C + c], r[C + c], r[c]);
+                __m256d y = _mm256_set_pd(r[7 * C + c], r[6 * C + c], r[5 * C + c], r[4 * C + c]);
+                a0 = _mm256_add_pd(a0, _mm256_mul_pd(x, u));
+                a1 = _mm256_add_pd(a1, _mm256_mul_pd(x, w));
+                b0 = _mm256_add_pd(b0, _mm256_mul_pd(y, u));
+                b1 = _mm256_add_pd(b1, _mm256_mul_pd(y, w));
+            }
+            _mm256_storeu_pd(la, a0);
+            _mm256_storeu_pd(ma, a1);
+            _mm256_storeu_pd(lb, b0);
+            _mm256_storeu_pd(mb, b1);
+            for (g = 0; g < 4; g++) {
+                double* o = out + (i + g) * 3;
+                o[0] = la[g]; o[1] = ma[g]; o[2] = 1.0;
+                o[12] = lb[g]; o[13] = mb[g]; o[14] = 1.0;
+            }
+        }
+        return i;
+    }
+    #endif
+    static void csrepro_layer_channels(const double* ch, Py_ssize_t K, const double* up, const double* down,
+                                       double* out, Py_ssize_t n) {
+        Py_ssize_t C = 2 * K, i = 0, c;
+    #if defined(CSREPRO_LAYER_AVX)
+        if (csrepro_has_avx()) i = csrepro_layer_channels_avx(ch, K, up, down, out, n);
+    #endif
+    #if defined(__SSE2__)
+        for (; i + 8 <= n; i += 8) {
+            const double* r = ch + i * C;
+            __m128d s0[4], s1[4];
+            int g;
+            for (g = 0; g < 4; g++) { s0[g] = _mm_setzero_pd(); s1[g] = _mm_setzero_pd(); }
+            for (c = 0; c < C; c++) {
+                __m128d u = _mm_set1_pd(c < K ? up[c] : down[c - K]);
+                __m128d w = _mm_set1_pd(c < K ? down[c] : up[c - K]);
+                for (g = 0; g < 4; g++) {
+                    __m128d x = _mm_loadh_pd(_mm_load_sd(r + (2 * g) * C + c), r + (2 * g + 1) * C + c);
+                    s0[g] = _mm_add_pd(s0[g], _mm_mul_pd(x, u));
+                    s1[g] = _mm_add_pd(s1[g], _mm_mul_pd(x, w));
+                }
+            }
+            for (g = 0; g < 4; g++) {
+                double* o = out + (i + 2 * g) * 3;
+                _mm_storel_pd(o, s0[g]);
+                _mm_storel_pd(o + 1, s1[g]);
+                o[2] = 1.0;
+                _mm_storeh_pd(o + 3, s0[g]);
+                _mm_storeh_pd(o + 4, s1[g]);
+                o[5] = 1.0;
+            }
+        }
+    #endif
+        for (; i < n; i++) {
+            const double* r = ch + i * C;
+            double a = 0.0, b = 0.0;
+            for (c = 0; c < K; c++) { a = a + r[c] * up[c]; b = b + r[c] * down[c]; }
+            for (c = 0; c < K; c++) { a = a + r[K + c] * down[c]; b = b + r[K + c] * up[c]; }
+            out[i * 3] = a;
+            out[i * 3 + 1] = b;
+            out[i * 3 + 2] = 1.0;
+        }
+    }
+    """
+    void _layer_channels "csrepro_layer_channels"(const double* ch, Py_ssize_t K, const double* up, const double* down,
+                                                  double* out, Py_ssize_t n) noexcept nogil
+
+
 def layer_channels(const double[:, ::1] channels, const double[::1] up, const double[::1] down, double[:, ::1] out):
     """The channels of a tree layer at a fixed a, ``up`` = e^a, ``down`` = e^-a (K,): for [w+ | w-] = ``channels``
     (n, 2K), ``out`` (n, 3) = (loss if labelled +1: sum_k w+_k up_k + w-_k down_k, loss if labelled -1:
     sum_k w+_k down_k + w-_k up_k, 1); each sum from 0.0 in channel order (the w+ terms, then the w- terms).
     Returns ``out``."""
-    cdef Py_ssize_t n = channels.shape[0], K = up.shape[0], i, c
-    cdef double s0, s1
+    cdef Py_ssize_t n = channels.shape[0], K = up.shape[0]
     if channels.shape[1] != 2 * K or down.shape[0] != K or out.shape[0] != n or out.shape[1] != 3:
         raise ValueError(f"shape mismatch: channels {n}x{channels.shape[1]}, up {K}, down {down.shape[0]}, out "
                          f"{out.shape[0]}x{out.shape[1]} (needs 2K channels and 3 outputs)")
-    cdef double a0, a1, b0, b1, c0, c1, e0, e1, u, w
+    if n == 0 or K == 0:
+        out[:, 0] = 0.0
+        out[:, 1] = 0.0
+        out[:, 2] = 1.0
+        return np.asarray(out)
     with nogil:
-        for i in range(0, n - n % 4, 4):  # four rows at a time: eight independent running sums, each in channel order
-            a0 = a1 = b0 = b1 = c0 = c1 = e0 = e1 = 0.0
-            for c in range(K):
-                u, w = up[c], down[c]
-                a0 = a0 + channels[i, c] * u
-                a1 = a1 + channels[i, c] * w
-                b0 = b0 + channels[i + 1, c] * u
-                b1 = b1 + channels[i + 1, c] * w
-                c0 = c0 + channels[i + 2, c] * u
-                c1 = c1 + channels[i + 2, c] * w
-                e0 = e0 + channels[i + 3, c] * u
-                e1 = e1 + channels[i + 3, c] * w
-            for c in range(K):
-                u, w = down[c], up[c]
-                a0 = a0 + channels[i, K + c] * u
-                a1 = a1 + channels[i, K + c] * w
-                b0 = b0 + channels[i + 1, K + c] * u
-                b1 = b1 + channels[i + 1, K + c] * w
-                c0 = c0 + channels[i + 2, K + c] * u
-                c1 = c1 + channels[i + 2, K + c] * w
-                e0 = e0 + channels[i + 3, K + c] * u
-                e1 = e1 + channels[i + 3, K + c] * w
-            out[i, 0], out[i, 1], out[i, 2] = a0, a1, 1.0
-            out[i + 1, 0], out[i + 1, 1], out[i + 1, 2] = b0, b1, 1.0
-            out[i + 2, 0], out[i + 2, 1], out[i + 2, 2] = c0, c1, 1.0
-            out[i + 3, 0], out[i + 3, 1], out[i + 3, 2] = e0, e1, 1.0
-        for i in range(n - n % 4, n):
-            s0 = 0.0
-            s1 = 0.0
-            for c in range(K):
-                s0 = s0 + channels[i, c] * up[c]
-                s1 = s1 + channels[i, c] * down[c]
-            for c in range(K):
-                s0 = s0 + channels[i, K + c] * down[c]
-                s1 = s1 + channels[i, K + c] * up[c]
-            out[i, 0] = s0
-            out[i, 1] = s1
-            out[i, 2] = 1.0
+        _layer_channels(&channels[0, 0], K, &up[0], &down[0], &out[0, 0], n)
     return np.asarray(out)

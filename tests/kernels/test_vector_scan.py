@@ -26,6 +26,46 @@ def test_kernel_equals_reference(K):
     assert_allclose(got[finite], ref[finite], rtol=1e-14)
 
 
+def sequential_scores(hist, offsets, n_bins):
+    """The scan's exact arithmetic, one bin and one class at a time: running sums from 0.0 in bin order, the square
+    roots added from 0.0 in class order (the NumPy reference sums classes pairwise, so it agrees to rounding only)."""
+    K = hist.shape[1] // 2
+    out = np.full(len(hist), np.inf)
+    for o, m in zip(offsets, n_bins):
+        T, L = np.zeros(2 * K), np.zeros(2 * K)
+        for b in range(m):
+            T = T + hist[o + b]
+        for b in range(m - 1):
+            L = L + hist[o + b]
+            s = 0.0
+            for k in range(K):
+                A, B = max((T[k] - L[k]) + L[K + k], 0.0), max(L[k] + (T[K + k] - L[K + k]), 0.0)
+                s += np.sqrt(A * B)
+            out[o + b] = 2.0 * s
+    return out
+
+
+@pytest.mark.parametrize("K", [1, 2, 3, 5, 10])
+def test_kernel_is_bit_identical_to_the_sequential_scan(K):
+    # the SIMD paths (two classes per register) must give the scalar loop's doubles, rounding residues below 0 included
+    rng = np.random.default_rng(10 + K)
+    hist, offsets, n_bins = random_hist(rng, [5, 1, 40, 2, 31], K)
+    hist = hist * np.exp(rng.normal(0, 4, hist.shape))
+    hist[rng.random(hist.shape) < 0.05] *= -1e-12
+    got = vector_scan.exp_vector_scores(hist, offsets, n_bins, np.empty(len(hist)))
+    assert_array_equal(got, sequential_scores(hist, offsets, n_bins))
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 17, 33])
+def test_layer_channels_every_row_count(n):
+    # 8-row SIMD blocks and the scalar tail: the same doubles as the reference's channel-order sums
+    rng = np.random.default_rng(n)
+    ch = rng.exponential(size=(n, 6)) * np.exp(rng.normal(0, 4, (n, 6)))
+    a = rng.normal(size=3)
+    got = vector_scan.layer_channels(ch, np.exp(a), np.exp(-a), np.full((n, 3), np.nan))
+    assert_array_equal(got, vector_scan_ref.layer_channels(ch, np.exp(a), np.exp(-a), np.empty((n, 3))))
+
+
 def test_reference_is_the_loss_at_the_closed_form_step():
     rng = np.random.default_rng(0)
     hist, offsets, n_bins = random_hist(rng, [6, 4], 3)
