@@ -228,7 +228,7 @@ REPORT_CASES = [
     (("--all",), 1, "report error:"),
     (("nope",), 2, "report error: no experiment config"),
     (("guess_averse_uci", "exp.n_trials=0"), 2, "exp.n_trials must be >= 1"),
-    ((), 2, "give exactly one experiment name, --all or --fidelity"),
+    ((), 2, "give exactly one experiment name, --all, --fidelity or --site"),
 ]
 
 
