@@ -54,14 +54,12 @@ from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
-from csrepro.peers import CalibratedBayesClassifier
+from csrepro.peers import CalibratedBayesClassifier, _labels_and_codes
 from csrepro.selection.rounds import RoundsOnValidation
-from csrepro.validation import classes_and_codes
 
 __all__ = ["GradientBoostingPeer", "LIBRARIES", "MultinomialLogisticRegression", "TunedCalibratedBayesClassifier",
            "cost_weights"]
@@ -95,15 +93,10 @@ def cost_weights(cost_matrix, y_codes) -> np.ndarray:
 
 
 def _present_codes(estimator, y):
-    """(classes_, codes of y in classes_, sorted indices of the classes present in y); >= 2 present classes."""
-    check_classification_targets(y)
-    classes, codes = classes_and_codes(y, estimator.labels)
-    present = np.unique(codes)
-    if len(present) < 2:
-        raise ValueError(f"{type(estimator).__name__} needs at least 2 classes but the training labels hold only 1 "
-                         f"class ({classes[present[0]]!r}); a single-class training part cannot train a classifier "
-                         "(use a stratified split)")
-    return classes, codes, present
+    """(classes_, codes of y in classes_, sorted indices of the classes present in y); >= 2 present classes
+    (:func:`csrepro.peers._labels_and_codes`, the peers' check)."""
+    classes, codes = _labels_and_codes(estimator, y)
+    return classes, codes, np.unique(codes)
 
 
 class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
