@@ -64,11 +64,12 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from csrepro import methods
-from csrepro.config import ConfigError, compose, dataset_settings, plan_key, validate_config
+from csrepro.config import (ConfigError, compose, dataset_settings, experiment_names, experiment_path, plan_key,
+                            validate_config)
 from csrepro.provenance import REPO_ROOT, git_commit
 from csrepro.report.compare import PUBLISHED_COLUMNS, compare, load_published, with_trial_counts
 from csrepro.report.derived import family_values
-from csrepro.report.fidelity import ExperimentFidelity, counts, render_fidelity, short_cells
+from csrepro.report.fidelity import ExperimentFidelity, counts, render_claims, render_fidelity, short_cells
 from csrepro.report.figures import make_figures
 from csrepro.report.provenance import failure_lines, read_run_info, results_lines
 from csrepro.report.rank_tables import rank_comparisons, rank_slug, rank_sources, render_rank_markdown
@@ -445,7 +446,7 @@ def _full_config(exp: str, cfg: DictConfig, checked: DictConfig, conf_dir) -> Di
     """The validated config file conf/exp/<exp>.yaml without overrides (``checked`` when the overrides
     leave ``exp`` as the file has it); None when ``conf_dir`` has no such file."""
     conf_dir = Path(conf_dir or REPO_ROOT / "conf")
-    if not (conf_dir / "exp" / f"{exp}.yaml").is_file():
+    if experiment_path(exp, conf_dir) is None:
         return None
     base = compose(exp, conf_dir=conf_dir)
     return checked if _select(base, "exp") == _select(cfg, "exp") else validated(base)
@@ -472,16 +473,23 @@ def _committed_fidelity(exp: str, cfg: DictConfig) -> ExperimentFidelity | None:
 FIDELITY_ROW = re.compile(r"^\| [^|]* \| \[([^\]]+)\]\(", re.M)
 
 
-def write_fidelity(path: Path, results: list[ExperimentFidelity], prov: Provenance, force: bool) -> None:
-    """Write FIDELITY.md, unless it would drop an experiment the existing one lists (``force``: anyway)."""
+def write_fidelity(path: Path, results: list[ExperimentFidelity], prov: Provenance, force: bool,
+                   experiments_dir=None) -> None:
+    """Write FIDELITY.md, unless it would drop an experiment the existing one lists (``force``: anyway), and
+    CLAIMS.md next to it (both over the paper folders of ``experiments_dir``)."""
     if path.is_file() and not force:
         dropped = sorted(set(FIDELITY_ROW.findall(path.read_text(errors="replace")))
                          - {r.experiment for r in results})
         if dropped:
             raise OverwriteError(f"not rewriting {path}: it lists {dropped}, which have neither results nor a "
                                  "comparison.csv now; report them first, or pass --force to drop them")
-    atomic_write(path, render_fidelity(results, prov.line()))
+    fidelity = render_fidelity(results, prov.line(), experiments_dir)
+    claims = render_claims(experiments_dir, prov.line()) if experiments_dir is not None else None
+    atomic_write(path, fidelity)
     print(f"wrote {path}")
+    if claims is not None:
+        atomic_write(path.with_name("CLAIMS.md"), claims)
+        print(f"wrote {path.with_name('CLAIMS.md')}")
 
 
 def _one_line(err: BaseException) -> str:
@@ -544,7 +552,7 @@ def _run(ns, names: list[str], overrides: list[str], prov: Provenance, debug: bo
         report_experiment(names[0], compose(names[0], overrides, conf_dir=ns.conf_dir), ns.experiments_dir, prov,
                           **options)
         return 0
-    exps = sorted(p.stem for p in (Path(ns.conf_dir) / "exp").glob("*.yaml"))
+    exps = experiment_names(ns.conf_dir)
     if not exps:
         raise ReportError(f"no experiment configs in {Path(ns.conf_dir) / 'exp'}; point --conf-dir at the conf folder")
     cfgs = {e: compose(e, overrides, conf_dir=ns.conf_dir) for e in exps}
@@ -568,7 +576,7 @@ def _run(ns, names: list[str], overrides: list[str], prov: Provenance, debug: bo
         if not results:
             raise ReportError(f"no comparison.csv under {root}; run `python -m csrepro.report --all` "
                               "(or one experiment) first; nothing was written")
-        write_fidelity(fidelity, results, prov, ns.force)
+        write_fidelity(fidelity, results, prov, ns.force, ns.experiments_dir)
         return 0
     results, without, failed = [], [], []
     for e in reported:
@@ -594,7 +602,7 @@ def _run(ns, names: list[str], overrides: list[str], prov: Provenance, debug: bo
             f"no experiment was reported ({len(without)} without results, {len(failed)} failed, each named above); "
             f"nothing was written; run an experiment first, e.g. `{run_command((without or failed)[0], overrides)}`")
     if results:
-        write_fidelity(fidelity, results, prov, ns.force)
+        write_fidelity(fidelity, results, prov, ns.force, ns.experiments_dir)
     if without:
         print(f"not reported, no results: {', '.join(without)} (run `python -m csrepro.run +exp=<name>`)")
     return 1 if failed else 0

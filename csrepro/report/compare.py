@@ -47,10 +47,13 @@ def within(published, reproduced, published_se, reproduced_se):
 
 
 def load_published(path) -> pd.DataFrame:
-    """Read experiments/<paper>/published.csv; ``bold`` defaults to False, ``spread_kind`` to ""."""
+    """Read experiments/<paper>/published.csv; ``bold`` defaults to False, ``spread_kind`` to "".
+
+    An optional ``spread_n`` column gives the number of values an "std" spread is over (see :func:`published_se`).
+    """
     path = Path(path)
     df = pd.read_csv(path, dtype={"table": str, "row": str, "column": str, "spread_kind": str}, keep_default_na=False,
-                     na_values={"value": [""], "spread": [""]})
+                     na_values={"value": [""], "spread": [""], "spread_n": [""]})
     missing = [c for c in PUBLISHED_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{path} lacks columns {missing}; its header must be {','.join(PUBLISHED_COLUMNS)}[,bold]")
@@ -65,8 +68,32 @@ def load_published(path) -> pd.DataFrame:
 
 
 def published_se(published: pd.DataFrame) -> pd.Series:
-    """The published standard errors: ``spread`` where ``spread_kind`` is "se", else NaN (an SD needs n)."""
-    return published["spread"].where(published["spread_kind"] == "se")
+    """The standard error of each published mean, NaN where unknown.
+
+    ``spread`` where ``spread_kind`` is "se"; where it is "std", a standard deviation over ``spread_n``
+    values (the optional column of published.csv: the runs or folds the paper averages), the standard
+    error of their mean, ``spread / sqrt(spread_n)``; NaN for any other kind and for an "std" without
+    ``spread_n`` (an SD is not an SE, and without n it gives none).
+    """
+    spread = published["spread"]
+    n = pd.to_numeric(published["spread_n"], errors="raise") if "spread_n" in published.columns else np.nan
+    return spread.where(published["spread_kind"] == "se", (spread / np.sqrt(n)).where(published["spread_kind"] == "std"))
+
+
+def rejudge(comparison: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """``comparison`` (comparison.csv rows) with ``tolerance`` and ``within`` recomputed by the current rule.
+
+    The published SE comes from ``published`` (:func:`published_se`), the reproduced value and SE from
+    the comparison itself: a committed comparison judged again without its store.
+    """
+    se = comparison[CELL_KEY].merge(published[CELL_KEY].assign(se=published_se(published)), on=CELL_KEY,
+                                    how="left")["se"].to_numpy()
+    out = comparison.copy()
+    out["tolerance"] = tolerance(out["published"], se, out["reproduced_se"])
+    ok = pd.array(within(out["published"], out["reproduced"], se, out["reproduced_se"]), dtype="boolean")
+    ok[out["reproduced"].isna().to_numpy()] = pd.NA
+    out["within"] = ok
+    return out
 
 
 def compare(published: pd.DataFrame, reproduced: pd.DataFrame) -> pd.DataFrame:

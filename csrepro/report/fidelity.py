@@ -1,18 +1,47 @@
-"""results/FIDELITY.md: per experiment and table, how many published cells are reproduced within tolerance.
+"""results/FIDELITY.md and results/CLAIMS.md: every published cell and every claim of the papers, with a verdict.
 
-Comparisons are comparison.csv rows, with or without the trial counts (csrepro.report.compare.
-TRIAL_COLUMNS; files written before them lack them).  A table with cells that have fewer trials
-than planned (a reduced or unfinished run) is marked partial; without such cells, or without the
-counts, the text is the same as before the counts existed.
+FIDELITY.md has two parts.
+
+* By experiment: each experiment's comparison.csv rows (with or without the trial counts,
+  csrepro.report.compare.TRIAL_COLUMNS; files written before them lack them), judged again by the
+  current tolerance rule (:func:`csrepro.report.compare.rejudge`).  A table with cells that have fewer
+  trials than planned (a reduced or unfinished run) is marked partial.  A cell two experiments compare
+  appears under both.
+* The ledger: each published cell (experiments/<paper>/published.csv) once, from the experiment that
+  owns it (:func:`owned_cells`), within tolerance or, where outside or without a reproduced value, with
+  the cause the paper's deviations.csv gives it (:func:`load_ledger`, vocabulary :data:`CAUSES`).  Its
+  last line is the total.
+
+CLAIMS.md is one table of every experiments/<paper>/claims.csv (:data:`CLAIM_COLUMNS`).
+Evidence (a ledger's or a claim's) is one or more references joined by `` + ``, each checked by
+:func:`missing_evidence`: ``NOTES.md#<heading>`` (a heading of the paper's NOTES.md), ``test:<name>``
+(a test function defined under tests/ or experiments/) or a repository path, optionally
+``<file>.md#<heading>``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
-from csrepro.report.compare import RULE, TRIAL_COLUMNS
+from csrepro.report.compare import CELL_KEY, RULE, TRIAL_COLUMNS, load_published, rejudge
+
+#: causes of a published cell outside tolerance or without a reproduced value (issue 31)
+CAUSES = ("paper_inconsistent", "unreachable", "protocol_unstated", "data_differs", "published_only", "tolerance",
+          "unexplained")
+#: causes counted as "outside with a named cause" (published_only and unexplained have their own columns)
+NAMED = CAUSES[:4] + ("tolerance",)
+#: columns of experiments/<paper>/deviations.csv; row, column (and table) may be "*": every one
+LEDGER_COLUMNS = ["table", "row", "column", "cause", "evidence", "detail"]
+#: columns of experiments/<paper>/owners.csv: which experiment owns a table several experiments plan
+OWNER_COLUMNS = ["table", "experiment", "why"]
+#: columns of experiments/<paper>/claims.csv
+CLAIM_COLUMNS = ["id", "claim", "location", "check", "verdict", "evidence", "detail"]
+VERDICTS = ("holds", "does not hold", "undecided")
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -39,29 +68,237 @@ def short_cells(comparison: pd.DataFrame) -> int:
     return int((pd.to_numeric(comparison["n_trials"]) < pd.to_numeric(comparison["n_planned"])).sum())
 
 
-def render_fidelity(results: list[ExperimentFidelity], provenance: str) -> str:
-    """FIDELITY.md text for a non-empty ``results``: a row per (experiment, table), totals and the rule."""
-    lines = ["# Fidelity: published vs reproduced", "", provenance, "",
+def _read(path: Path, columns: list[str]) -> pd.DataFrame:
+    """A ledger-like CSV as strings (empty frame with ``columns`` where ``path`` does not exist)."""
+    if not path.is_file():
+        return pd.DataFrame(columns=columns)
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if missing := [c for c in columns if c not in df.columns]:
+        raise ValueError(f"{path} lacks columns {missing}; its header must be {','.join(columns)}")
+    return df[columns]
+
+
+def load_ledger(paper_dir) -> pd.DataFrame:
+    """experiments/<paper>/deviations.csv (empty when absent); a cause outside :data:`CAUSES` is an error."""
+    path = Path(paper_dir) / "deviations.csv"
+    df = _read(path, LEDGER_COLUMNS)
+    bad = sorted(set(df["cause"]) - set(CAUSES))
+    if bad:
+        raise ValueError(f"{path}: unknown causes {bad}; use one of {', '.join(CAUSES)}")
+    return df
+
+
+def load_claims(paper_dir) -> pd.DataFrame:
+    """experiments/<paper>/claims.csv (empty when absent); a verdict outside :data:`VERDICTS` is an error."""
+    path = Path(paper_dir) / "claims.csv"
+    df = _read(path, CLAIM_COLUMNS)
+    bad = sorted(set(df["verdict"]) - set(VERDICTS))
+    if bad:
+        raise ValueError(f"{path}: unknown verdicts {bad}; use one of {', '.join(VERDICTS)}")
+    return df
+
+
+def resolve_causes(cells: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` (CELL_KEY columns) with ``cause``, ``evidence``, ``detail`` from ``ledger`` ("" where none).
+
+    A cell takes the most specific matching ledger row (fewest "*"); two matching rows of the same
+    specificity are an error, so the ledger resolves to one cause per cell.
+    """
+    out = cells.copy()
+    for col in ("cause", "evidence", "detail"):
+        out[col] = ""
+    for i, cell in cells[CELL_KEY].iterrows():
+        hit = pd.Series(True, index=ledger.index)
+        for k in CELL_KEY:
+            hit &= (ledger[k] == cell[k]) | (ledger[k] == "*")
+        match = ledger[hit]
+        if match.empty:
+            continue
+        stars = (match[CELL_KEY] == "*").sum(axis=1)
+        best = match[stars == stars.min()]
+        if len(best) > 1:
+            raise ValueError(f"the ledger gives cell {tuple(cell)} {len(best)} equally specific causes "
+                             f"{best['cause'].tolist()}; keep one")
+        out.loc[i, ["cause", "evidence", "detail"]] = best.iloc[0][["cause", "evidence", "detail"]].to_numpy()
+    return out
+
+
+def _owners(paper_dir: Path) -> dict[str, str]:
+    owners = _read(paper_dir / "owners.csv", OWNER_COLUMNS)
+    return dict(zip(owners["table"], owners["experiment"], strict=True))
+
+
+def _planned(comparison: pd.DataFrame) -> pd.Series:
+    """Rows whose cell the experiment plans (every row of a comparison without trial counts)."""
+    if not set(TRIAL_COLUMNS) <= set(comparison.columns):
+        return pd.Series(True, index=comparison.index)
+    return pd.to_numeric(comparison["n_planned"]) > 0
+
+
+def owned_cells(paper: str, published: pd.DataFrame, results: list[ExperimentFidelity],
+                owners: dict[str, str]) -> pd.DataFrame:
+    """Each published cell of ``paper`` once: CELL_KEY, owner, published, reproduced, within, status.
+
+    The owner is the one experiment whose comparison plans the cell (``n_planned > 0``; every row of
+    a comparison without trial counts); where several do, the one ``owners`` (owners.csv: table ->
+    experiment) names, and where none does, no experiment ("").  ``status`` is "within", "outside" or
+    "missing" (no reproduced value, or no owner).
+    """
+    comps = []
+    for res in results:
+        if res.paper == paper and not res.comparison.empty:
+            comp = rejudge(res.comparison, published) if len(published) else res.comparison
+            comps.append(comp[_planned(comp)].assign(owner=res.experiment))
+    planned = pd.concat(comps, ignore_index=True) if comps else pd.DataFrame(columns=CELL_KEY + ["owner"])
+    shared = planned[planned.duplicated(CELL_KEY, keep=False)]
+    chosen = shared["table"].map(owners)
+    if (unnamed := shared[chosen.isna()]).size:
+        table = unnamed.iloc[0]["table"]
+        by = sorted(set(unnamed.loc[unnamed["table"] == table, "owner"]))
+        raise ValueError(f"{paper}: {table} cells are planned by {by}; name the "
+                         f"experiment that owns them in experiments/{paper}/owners.csv ({','.join(OWNER_COLUMNS)})")
+    planned = planned.drop(shared.index[shared["owner"] != chosen].tolist())
+    cells = published[CELL_KEY].assign(published=published["value"]).merge(
+        planned[CELL_KEY + ["owner", "reproduced", "within"]], on=CELL_KEY, how="left")
+    cells["owner"] = cells["owner"].fillna("")
+    inside = cells["within"].astype("boolean").fillna(False).astype(bool)
+    cells["status"] = "missing"
+    cells.loc[cells["reproduced"].notna() & inside, "status"] = "within"
+    cells.loc[cells["reproduced"].notna() & ~inside, "status"] = "outside"
+    return cells
+
+
+def ledger(experiments_dir, results: list[ExperimentFidelity]) -> pd.DataFrame:
+    """Every published cell of every paper folder once (:func:`owned_cells`), with the paper and, for a cell
+    outside tolerance or missing, its cause (:func:`resolve_causes`; "" where the ledger names none)."""
+    frames = []
+    for pub_path in sorted(Path(experiments_dir).glob("*/published.csv")):
+        paper_dir = pub_path.parent
+        cells = owned_cells(paper_dir.name, load_published(pub_path), results, _owners(paper_dir))
+        missed = cells["status"] != "within"
+        cells = cells.join(resolve_causes(cells.loc[missed, CELL_KEY], load_ledger(paper_dir))
+                           [["cause", "evidence", "detail"]])
+        frames.append(cells.fillna({"cause": "", "evidence": "", "detail": ""}).assign(paper=paper_dir.name))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["paper", *CELL_KEY, "owner", "status", "cause"])
+
+
+def ledger_counts(cells: pd.DataFrame) -> dict[str, int]:
+    """within, named (outside or missing with a cause of :data:`NAMED`), unexplained (no cause or
+    ``unexplained``), published_only; and each named cause's count."""
+    missed = cells[cells["status"] != "within"]
+    out = {"published": len(cells), "within": int((cells["status"] == "within").sum()),
+           "named": int(missed["cause"].isin(NAMED).sum()),
+           "unexplained": int((~missed["cause"].isin(NAMED + ("published_only",))).sum()),
+           "published_only": int((missed["cause"] == "published_only").sum())}
+    return out | {c: int((missed["cause"] == c).sum()) for c in NAMED}
+
+
+def total_line(c: dict[str, int]) -> str:
+    """The last line of FIDELITY.md."""
+    return (f"Total: {c['within']} of {c['published']} published cells within tolerance, {c['named']} outside with "
+            f"a named cause, {c['unexplained']} unexplained, {c['published_only']} published only.")
+
+
+def render_fidelity(results: list[ExperimentFidelity], provenance: str, experiments_dir=None) -> str:
+    """FIDELITY.md text for a non-empty ``results``: the comparisons by experiment, then the ledger over
+    the paper folders of ``experiments_dir`` (each published cell once) and its total."""
+    published = {}
+    if experiments_dir is not None:
+        published = {p.parent.name: load_published(p) for p in Path(experiments_dir).glob("*/published.csv")}
+    lines = ["# Fidelity: published vs reproduced", "", provenance, "", "## Comparisons by experiment", "",
+             "Each experiment's comparison.csv, judged by the current rule; a cell two experiments compare is "
+             "listed under both (the ledger below counts it once).", "",
              "| Paper | Experiment | Table | Published cells | Within tolerance | Outside | No reproduced value |",
              "|:--|:--|:--|--:|--:|--:|--:|"]
     partial = []
     for res in results:
-        if short_cells(res.comparison):
+        comparison = res.comparison
+        if res.paper in published and not comparison.empty:
+            comparison = rejudge(comparison, published[res.paper])
+        if short_cells(comparison):
             partial.append(res.experiment)
-        if res.comparison.empty:
+        if comparison.empty:
             lines.append(f"| {res.paper} | [{res.experiment}]({res.experiment}/REPORT.md) | "
                          "(no published cells compared) | 0 | 0 | 0 | 0 |")
-        for table, comp in res.comparison.groupby("table", sort=False):
+        for table, comp in comparison.groupby("table", sort=False):
             c = counts(comp)
             short = short_cells(comp)
             if short:
                 table = f"{table} (PARTIAL: {short} of {len(comp)} cells have fewer trials than planned)"
             lines.append(f"| {res.paper} | [{res.experiment}]({res.experiment}/REPORT.md) | {table} | "
                          f"{c['published']} | {c['within']} | {c['outside']} | {c['missing']} |")
-    total = counts(pd.concat([r.comparison for r in results]))
-    lines += ["", f"Total: {total['within']} of {total['published']} published cells within tolerance, "
-              f"{total['outside']} outside, {total['missing']} without a reproduced value.", "",
-              *([f"Partial runs (fewer trials than their configs plan; not full-scale reproductions): "
-                 f"{', '.join(partial)}.", ""] if partial else []),
-              f"Tolerance rule (csrepro.report.compare.within, the same for every experiment): within iff `{RULE}`."]
+    lines += ["", *([f"Partial runs (fewer trials than their configs plan; not full-scale reproductions): "
+                     f"{', '.join(partial)}.", ""] if partial else []),
+              f"Tolerance rule (csrepro.report.compare.within, the same for every experiment): within iff `{RULE}`; "
+              "a published standard deviation over n values (published.csv `spread_kind` std, `spread_n` n) "
+              "enters as the standard error of its mean, SD / sqrt(n) (csrepro.report.compare.published_se).", ""]
+    if experiments_dir is None:
+        c = counts(pd.concat([r.comparison for r in results]))
+        return "\n".join(lines + [total_line({"published": c["published"], "within": c["within"], "named": 0,
+                                              "unexplained": c["outside"] + c["missing"], "published_only": 0})]) + "\n"
+    cells = ledger(experiments_dir, results)
+    lines += ["## Ledger: each published cell once", "",
+              "A cell counts once, from the experiment that owns it (the one that plans it; "
+              "experiments/<paper>/owners.csv names it where several do).  A cell outside tolerance or without a "
+              "reproduced value takes its cause from experiments/<paper>/deviations.csv, where each cause "
+              "names its evidence.", "",
+              "| Paper | Table | Owner | Published cells | Within | Outside, named cause | By cause | Unexplained "
+              "| Published only |", "|:--|:--|:--|--:|--:|--:|:--|--:|--:|"]
+    for (paper, table), tab in cells.groupby(["paper", "table"], sort=False):
+        c = ledger_counts(tab)
+        by = ", ".join(f"{k} {c[k]}" for k in NAMED if c[k]) or "—"
+        owner = ", ".join(sorted(set(tab["owner"]) - {""})) or "—"
+        lines.append(f"| {paper} | {table} | {owner} | {c['published']} | {c['within']} | {c['named']} | {by} | "
+                     f"{c['unexplained']} | {c['published_only']} |")
+    c = ledger_counts(cells)
+    lines += ["", "By cause over all papers: " + ", ".join(f"{k} {c[k]}" for k in NAMED) + ".", "", total_line(c)]
+    return "\n".join(lines) + "\n"
+
+
+def _headings(path: Path) -> set[str]:
+    return {m.group(1).strip() for m in re.finditer(r"^#+\s+(.+)$", path.read_text(errors="replace"), re.M)}
+
+
+def _test_names(repo: Path) -> set[str]:
+    names = set()
+    for folder in ("tests", "experiments"):
+        for path in (repo / folder).rglob("test_*.py"):
+            names |= set(re.findall(r"^\s*def (test_\w+)", path.read_text(errors="replace"), re.M))
+    return names
+
+
+def missing_evidence(evidence: str, paper_dir, repo=REPO_ROOT, _tests: set | None = None) -> list[str]:
+    """The references of ``evidence`` (joined by " + ") that do not exist; ["(empty)"] for no reference."""
+    refs = [r.strip() for r in evidence.split(" + ") if r.strip()]
+    if not refs:
+        return ["(empty)"]
+    repo, missing = Path(repo), []
+    for ref in refs:
+        if ref.startswith("test:"):
+            names = _tests if _tests is not None else _test_names(repo)
+            ok = ref[5:] in names
+        else:
+            file, _, heading = ref.partition("#")
+            path = Path(paper_dir) / file if file == "NOTES.md" else repo / file
+            ok = path.is_file() and (not heading or heading in _headings(path))
+        if not ok:
+            missing.append(ref)
+    return missing
+
+
+def render_claims(experiments_dir, provenance: str) -> str:
+    """CLAIMS.md text: every experiments/<paper>/claims.csv in one table."""
+    lines = ["# Claims: each paper's qualitative claims with a verdict", "", provenance, "",
+             "From experiments/<paper>/claims.csv; evidence names a NOTES section, a test or a stored file.", "",
+             "| paper | claim | check | verdict | evidence |", "|:--|:--|:--|:--|:--|"]
+    tally = {v: 0 for v in VERDICTS}
+    for path in sorted(Path(experiments_dir).glob("*/claims.csv")):
+        for _, c in load_claims(path.parent).iterrows():
+            tally[c["verdict"]] += 1
+            cell = (lambda s: s.replace("|", "\\|"))
+            evidence = c["evidence"] + (f" ({c['detail']})" if c["detail"] else "")
+            lines.append(f"| {path.parent.name} | {cell(c['claim'])} ({cell(c['location'])}) | {cell(c['check'])} | "
+                         f"{c['verdict']} | {cell(evidence)} |")
+    lines += ["", f"Total: {sum(tally.values())} claims, " + ", ".join(f"{n} {v}" for v, n in tally.items()) + "."]
     return "\n".join(lines) + "\n"
