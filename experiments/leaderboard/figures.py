@@ -1,31 +1,38 @@
-"""The cross-paper leaderboard (issue 21) from the store of conf/exp/leaderboard.yaml.
+"""The cross-paper leaderboard (issues 21, 30) from the store of the leaderboard experiment (conf/suite/leaderboard.yaml).
 
 A *problem* is one dataset under one cost family (the experiment's ``<dataset>__<family>`` aliases); every method
-of a problem ran on the same splits with the same cost matrices, so per-split results are paired.  From the
-per-split test costs (the ``risk`` metric) the ``leaderboard`` figure writes, under the report's figures folder:
+of a problem ran on the same splits with the same cost matrices, and every family of a dataset on the same splits,
+so the 48 problems are 12 *datasets* (the statistical units) of four problems each.  The *reference* every method is
+compared with is named in the config before the run (``report.reference``, e.g. ``hgb_calibrated``), never chosen
+from the results.  From the per-split test costs (the ``risk`` metric) the ``leaderboard`` figure writes, under the
+report's figures folder:
 
 * ``leaderboard.csv``: one row per method over all problems, best average rank first: its group (the paper it
-  comes from, or "baseline"), average rank (1 = least mean cost on a problem, ties averaged), mean relative cost
-  against the best baseline with a 95 % paired-bootstrap interval, wins / ties / losses against that baseline,
-  and the median training seconds;
-* ``families.csv``: the same per cost family, each against the family's own best baseline;
-* ``problems.csv``: per problem and method, the mean test cost with its 95 % bootstrap interval over the splits;
-* ``friedman.csv``: the Friedman test and the Nemenyi critical difference (autorank) over all problems and per
-  family;
-* ``cd_diagram.png`` (all problems; autorank's critical-difference diagram), ``cd_<family>.png``,
-  ``relative_cost.png`` (each method's relative cost per family, with intervals) and ``cost_vs_time.png``
-  (average rank against median training time).
+  comes from, or "baseline"), average rank (1 = least mean cost on a problem, ties averaged), relative cost against
+  the reference with its 95 % hierarchical-bootstrap interval and verdict, and wins / ties / losses against it;
+  the median training seconds;
+* ``families.csv``: the same per cost family (against the same reference);
+* ``problems.csv``: per problem and method, the mean test cost with its 95 % bootstrap interval over the splits,
+  and the corrected resampled t-test against the reference (p-value, win / tie / loss);
+* ``friedman.csv``: the Friedman test and the Nemenyi critical difference (autorank) with datasets as the units:
+  per family (one problem per dataset), and overall on each dataset's mean rank over its families; a scope of
+  fewer than :data:`MIN_FRIEDMAN` datasets has no test;
+* ``cd_diagram.png`` (overall), ``cd_<family>.png`` (autorank's critical-difference diagrams),
+  ``relative_cost_vs_<reference>.png`` (each method's relative cost per family, with intervals) and
+  ``cost_vs_time.png`` (average rank against median training time).
 
-Definitions (experiments/leaderboard/NOTES.md):
+Definitions (csrepro.statistics; experiments/leaderboard/NOTES.md, "Statistics"):
 
-* The *best baseline* is the baseline (:data:`BASELINES`) of least average rank over the problems considered.
-* *Relative cost* against a reference method r: each problem's mean costs are divided by that problem's mean over
-  all methods (its scale, so that problems of different cost units weigh alike), then
-  ``mean_p cost_m,p / mean_p cost_r,p - 1``; negative means cheaper than r.  Its interval is the 2.5 and 97.5
-  percentiles over :data:`N_BOOT` paired bootstrap replicates (csrepro.metrics.paired_bootstrap_means: the splits
-  of every problem resampled, the same draw for every method).
-* *Win / tie / loss* on a problem: the 95 % paired-bootstrap interval of the difference of mean costs (method
-  minus best baseline) lies below 0 / contains 0 / lies above 0.
+* *Relative cost* of method m: the geometric mean over problems of (m's mean cost / the reference's mean cost),
+  minus 1 (csrepro.statistics.geometric_cost_ratio; mean costs below COST_FLOOR count as COST_FLOOR); negative
+  means cheaper than the reference.  It does not depend on which other methods are in the pool.
+* Its *interval*: the 2.5 and 97.5 percentiles over :data:`N_BOOT` hierarchical bootstrap replicates
+  (csrepro.statistics.hierarchical_bootstrap: datasets resampled, then splits within each drawn dataset, one split
+  draw shared by the dataset's problems and by every method, the ratio to the reference recomputed in each
+  replicate).  *Verdict*: "cheaper" / "costlier" when the interval lies below / above 0, else "no difference".
+* *Win / tie / loss* on a problem: the corrected resampled t-test (Nadeau & Bengio 2003) of the per-split cost
+  differences (method minus reference), n_test / n_train from the store, at :data:`ALPHA`: significantly cheaper /
+  not significant / significantly costlier (csrepro.statistics.win_tie_loss).
 """
 
 from __future__ import annotations
@@ -44,11 +51,14 @@ import pandas as pd
 from csrepro.metrics import paired_bootstrap_means, percentile_interval, ranks
 from csrepro.report.figures import save_png
 from csrepro.report.tables import latest_trials
+from csrepro.statistics import corrected_resampled_ttest, geometric_cost_ratio, hierarchical_bootstrap, win_tie_loss
 
 N_BOOT = 2000
 LEVEL = 0.95
+#: level of the per-problem t-tests and of the Friedman / Nemenyi tests
+ALPHA = 0.05
 SEED = 0
-#: autorank's least number of problems for a test
+#: autorank's least number of units for a test
 MIN_FRIEDMAN = 5
 #: cost families in the order the tables list them (the alias suffixes of conf/dataset/leaderboard.yaml)
 FAMILIES = ("guess_averse", "rebel", "frequency", "zero_one")
@@ -65,7 +75,24 @@ GROUPS = {
     "hgb_calibrated": "baseline", "hgb_weighted": "baseline",
     "logistic": "baseline", "wap": "baseline", "filter_tree": "baseline", "csoaa": "baseline",
 }
-BASELINES = tuple(m for m, g in GROUPS.items() if g == "baseline")
+#: friedman.csv's columns (no row for a scope of fewer than MIN_FRIEDMAN datasets)
+FRIEDMAN_COLUMNS = ("scope", "units", "n_datasets", "n_methods", "test", "p_value", "posthoc", "critical_difference")
+#: outcome codes of csrepro.statistics.win_tie_loss
+OUTCOMES = {1: "win", 0: "tie", -1: "loss"}
+
+
+def reference_of(cfg) -> str:
+    """The reference method named by the experiment's ``report.reference`` (raises ValueError without one)."""
+    ref = ((cfg or {}).get("exp") or {}).get("report", {}).get("reference")
+    if not ref:
+        raise ValueError("the leaderboard needs its reference method named before the run: set `report.reference: "
+                         "<method id>` (e.g. hgb_calibrated) in conf/suite/leaderboard.yaml")
+    return str(ref)
+
+
+def dataset_of(problem: str) -> str:
+    """The dataset of a ``<dataset>__<family>`` problem id (the statistical unit)."""
+    return problem.partition("__")[0]
 
 
 def family_of(problem: str) -> str:
@@ -88,75 +115,105 @@ def cost_cube(store: pd.DataFrame, metric: str = "risk") -> tuple[list[str], lis
     return problems, methods, cube
 
 
-def _complete(problems, cube):
-    """The problems (and cube rows) where every method has every split: ranks and paired statistics need them."""
+def split_ratio(store: pd.DataFrame, problems) -> np.ndarray:
+    """Per problem, the mean over its trials of n_test / n_train (the store's columns): the Nadeau-Bengio
+    correction's second term."""
+    missing = {"n_train", "n_test"} - set(store.columns)
+    if missing:
+        raise ValueError(f"the store has no {sorted(missing)} column: the corrected t-test needs each split's sizes")
+    sel = latest_trials(store)
+    ratio = (sel["n_test"] / sel["n_train"]).groupby(sel["dataset"]).mean()
+    return ratio.reindex(problems).to_numpy(dtype=float)
+
+
+def _complete(problems, cube, ratio=None):
+    """The problems (and cube rows, and ``ratio`` entries) where every method has every split: ranks and paired
+    statistics need them."""
     keep = ~np.isnan(cube).any(axis=(1, 2))
-    return [p for p, k in zip(problems, keep) if k], cube[keep]
+    kept = [p for p, k in zip(problems, keep) if k]
+    return (kept, cube[keep]) if ratio is None else (kept, cube[keep], np.asarray(ratio)[keep])
 
 
-def summarise(problems, methods, cube, n_boot=N_BOOT, seed=SEED) -> pd.DataFrame:
-    """One row per method over ``problems`` (complete ones): average rank, relative cost against the best baseline
-    with its interval, wins / ties / losses against it (module docstring).  Sorted by average rank."""
+def _verdict(low: float, high: float) -> str:
+    return "cheaper" if high < 0 else "costlier" if low > 0 else "no difference"
+
+
+def summarise(problems, methods, cube, ratio, reference: str, n_boot=N_BOOT, seed=SEED) -> pd.DataFrame:
+    """One row per method over ``problems`` (complete ones; ``ratio``: their n_test / n_train): average rank,
+    relative cost against ``reference`` with its hierarchical-bootstrap interval and verdict, wins / ties / losses
+    against it (module docstring).  The reference's own comparison columns are empty.  Sorted by average rank."""
+    r = methods.index(reference)
     means = cube.mean(axis=2)  # (P, M)
     avg_rank = ranks(means).mean(axis=0)
-    base = [i for i, m in enumerate(methods) if m in BASELINES]
-    best = base[int(np.argmin(avg_rank[base]))] if base else int(np.argmin(avg_rank))
-    scale = means.mean(axis=1, keepdims=True)
-    scale[scale == 0] = 1.0  # every method perfect on the problem: it adds 0 to every normalised sum
-    boot = paired_bootstrap_means(cube, n_boot=n_boot, random_state=seed)  # (B, P, M)
-
-    def relative(m):  # (P, M) or (B, P, M) -> relative cost against `best`
-        norm = (m / scale).mean(axis=-2)
-        return norm / norm[..., [best]] - 1.0
-
-    rel, rel_boot = relative(means), relative(boot)
-    lo, hi = percentile_interval(rel_boot, LEVEL)
-    diff = boot - boot[:, :, [best]]
-    d_lo, d_hi = percentile_interval(diff, LEVEL)  # (P, M)
-    wins, losses = (d_hi < 0).sum(axis=0), (d_lo > 0).sum(axis=0)
+    rel = geometric_cost_ratio(means, r) - 1.0
+    boot = hierarchical_bootstrap(cube, [dataset_of(p) for p in problems], lambda m: geometric_cost_ratio(m, r),
+                                  n_boot=n_boot, random_state=seed) - 1.0
+    lo, hi = percentile_interval(boot, LEVEL)
+    outcome = win_tie_loss(cube - cube[:, [r]], np.asarray(ratio)[:, None], alpha=ALPHA)  # (P, M)
+    wins, losses = (outcome == 1).sum(axis=0), (outcome == -1).sum(axis=0)
     table = pd.DataFrame({
         "method": methods, "group": [GROUPS.get(m, "other") for m in methods], "average_rank": avg_rank,
         "relative_cost": rel, "relative_low": lo, "relative_high": hi,
+        "verdict": [_verdict(a, b) for a, b in zip(lo, hi)],
         "wins": wins, "ties": len(problems) - wins - losses, "losses": losses,
-        "best_baseline": methods[best], "n_problems": len(problems)})
+        "reference": reference, "n_problems": len(problems),
+        "n_datasets": len({dataset_of(p) for p in problems})})
+    table = table.astype({c: "Int64" for c in ("wins", "ties", "losses")})
+    table.loc[r, ["relative_low", "relative_high", "wins", "ties", "losses"]] = pd.NA
+    table.loc[r, "verdict"] = "reference"
     return table.sort_values(["average_rank", "method"], kind="stable").reset_index(drop=True)
 
 
-def problem_table(problems, methods, cube, n_boot=N_BOOT, seed=SEED) -> pd.DataFrame:
-    """Per problem and method: mean test cost over the splits and its 95 % bootstrap interval."""
+def problem_table(problems, methods, cube, ratio, reference: str, n_boot=N_BOOT, seed=SEED) -> pd.DataFrame:
+    """Per problem and method: mean test cost over the splits and its 95 % bootstrap interval; where the problem is
+    complete, the corrected resampled t-test against ``reference`` (``p_reference``, ``outcome``)."""
     boot = paired_bootstrap_means(cube, n_boot=n_boot, random_state=seed)
     lo, hi = percentile_interval(boot, LEVEL)
+    r = methods.index(reference)
     with np.errstate(invalid="ignore"):
         mean = np.nanmean(cube, axis=2)
-    rows = [{"problem": p, "dataset": p.partition("__")[0], "family": family_of(p), "method": m,
+    p_ref, outcome = np.full(mean.shape, np.nan), np.full(mean.shape, "", dtype=object)
+    done = ~np.isnan(cube).any(axis=(1, 2))  # the tests need every split of every method
+    if done.any():
+        diff, rat = cube[done] - cube[done][:, [r]], np.asarray(ratio)[done, None]
+        p_ref[done] = corrected_resampled_ttest(diff, rat)[1]
+        outcome[done] = np.vectorize(OUTCOMES.get)(win_tie_loss(diff, rat, alpha=ALPHA))
+    p_ref[:, r], outcome[:, r] = np.nan, "reference"
+    rows = [{"problem": p, "dataset": dataset_of(p), "family": family_of(p), "method": m,
              "mean_cost": mean[i, j], "ci_low": lo[i, j], "ci_high": hi[i, j],
-             "n_splits": int((~np.isnan(cube[i, j])).sum())}
+             "n_splits": int((~np.isnan(cube[i, j])).sum()), "p_reference": p_ref[i, j], "outcome": outcome[i, j]}
             for i, p in enumerate(problems) for j, m in enumerate(methods)]
     return pd.DataFrame(rows)
 
 
-def friedman(problems, methods, cube, scope: str, out_dir: Path, name: str):
-    """autorank's Friedman test and Nemenyi critical difference on the mean costs (lower is better), and its
-    critical-difference diagram as ``name``.png; returns (row for friedman.csv, png path or None)."""
+def dataset_ranks(problems, methods, cube) -> pd.DataFrame:
+    """Each dataset's mean rank of every method over its problems (its cost families): (datasets, methods)."""
+    per_problem = pd.DataFrame(ranks(cube.mean(axis=2)), index=[dataset_of(p) for p in problems], columns=methods)
+    return per_problem.groupby(level=0, sort=True).mean()
+
+
+def friedman(data: pd.DataFrame, scope: str, units: str, out_dir: Path, name: str):
+    """autorank's Friedman test and Nemenyi critical difference on ``data`` (one row per dataset, one column per
+    method, lower is better), and its critical-difference diagram as ``name``.png; returns (row for
+    friedman.csv, png path or None)."""
     from autorank import autorank, plot_stats
 
-    data = pd.DataFrame(cube.mean(axis=2), index=problems, columns=methods)
     with contextlib.redirect_stdout(io.StringIO()):  # autorank prints its choice of tests and its rank table
-        res = autorank(data, alpha=0.05, order="ascending", force_mode="nonparametric", approach="frequentist",
+        res = autorank(data, alpha=ALPHA, order="ascending", force_mode="nonparametric", approach="frequentist",
                        verbose=False)
-    row = {"scope": scope, "n_problems": len(problems), "n_methods": len(methods), "test": res.omnibus,
-           "p_value": res.pvalue, "posthoc": res.posthoc, "critical_difference": res.cd}
+    row = dict(zip(FRIEDMAN_COLUMNS, (scope, units, len(data), data.shape[1], res.omnibus, res.pvalue, res.posthoc,
+                                      res.cd)))
     path = None
     if res.posthoc == "nemenyi":
         with contextlib.redirect_stdout(io.StringIO()):
             ax = plot_stats(res, allow_insignificant=True, width=9)
-        ax.set_title(f"Critical difference (Nemenyi, alpha 0.05), {scope}: {len(problems)} problems", fontsize=9)
+        ax.set_title(f"Critical difference (Nemenyi, alpha {ALPHA}), {scope}: {units}", fontsize=9)
         path = save_png(ax.figure, out_dir, name, bbox_inches="tight")  # the method names reach the edges
     return row, path
 
 
-def plot_relative(families: pd.DataFrame, out_dir: Path) -> Path:
-    """relative_cost.png: per family, each method's relative cost against the family's best baseline."""
+def plot_relative(families: pd.DataFrame, reference: str, out_dir: Path) -> Path:
+    """relative_cost_vs_<reference>.png: per family, each method's relative cost against the reference."""
     fams = [f for f in FAMILIES if f in set(families["family"])]
     order = families.groupby("method")["average_rank"].mean().sort_values().index
     fig, axes = plt.subplots(1, len(fams), figsize=(3.4 * len(fams), 0.28 * len(order) + 1.6), sharey=True,
@@ -165,17 +222,19 @@ def plot_relative(families: pd.DataFrame, out_dir: Path) -> Path:
         f = families[families["family"] == fam].set_index("method").reindex(order)
         y = np.arange(len(order))
         colors = ["C0" if GROUPS.get(m) == "baseline" else "C3" for m in order]
-        err = np.vstack([f["relative_cost"] - f["relative_low"], f["relative_high"] - f["relative_cost"]])
+        low = f["relative_low"].astype(float).fillna(f["relative_cost"])
+        high = f["relative_high"].astype(float).fillna(f["relative_cost"])
+        err = np.vstack([f["relative_cost"] - low, high - f["relative_cost"]])
         ax.barh(y, 100 * f["relative_cost"], xerr=100 * err, color=colors, alpha=0.8)
         ax.axvline(0, color="k", lw=0.8)
-        ax.set_title(f"{fam}\n(vs {f['best_baseline'].dropna().iloc[0]})", fontsize=9)
-        ax.set_xlabel("% cost vs best baseline")
+        ax.set_title(f"{fam} ({f['n_datasets'].dropna().iloc[0]} datasets)", fontsize=9)
+        ax.set_xlabel(f"% cost vs {reference} (geometric mean)")
     axes[0][0].set_yticks(np.arange(len(order)), order, fontsize=8)
     axes[0][0].invert_yaxis()
-    fig.suptitle("Relative test cost per cost family (red: the papers' methods, blue: baselines; 95 % bootstrap)",
-                 fontsize=10)
+    fig.suptitle(f"Relative test cost per cost family against {reference} (red: the papers' methods, blue: "
+                 "baselines; 95 % hierarchical bootstrap)", fontsize=10)
     fig.tight_layout()
-    return save_png(fig, out_dir, "relative_cost")
+    return save_png(fig, out_dir, f"relative_cost_vs_{reference}")
 
 
 def plot_cost_time(board: pd.DataFrame, out_dir: Path) -> Path:
@@ -197,38 +256,48 @@ def plot_cost_time(board: pd.DataFrame, out_dir: Path) -> Path:
 
 
 def plot_leaderboard(out_dir, store: pd.DataFrame, cfg=None) -> list[Path]:
-    """Every table and figure of the module docstring."""
+    """Every table and figure of the module docstring; ``cfg`` names the reference (``exp.report.reference``)."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    reference = reference_of(cfg)
     problems, methods, cube = cost_cube(store)
+    if reference not in methods:
+        raise ValueError(f"the reference {reference!r} (report.reference) has no trial in the store; name one of "
+                         f"{methods} in conf/suite/leaderboard.yaml")
+    ratio = split_ratio(store, problems)
+    out_dir.mkdir(parents=True, exist_ok=True)
     seconds = latest_trials(store).groupby("method")["fit_seconds"].median()
-    problem_table(problems, methods, cube).to_csv(out_dir / "problems.csv", index=False)
-    problems, cube = _complete(problems, cube)
+    problem_table(problems, methods, cube, ratio, reference).to_csv(out_dir / "problems.csv", index=False)
+    problems, cube, ratio = _complete(problems, cube, ratio)
     if not problems:
         raise ValueError("no problem has every method on every split: run the experiment to completion first")
-    board = summarise(problems, methods, cube)
+    board = summarise(problems, methods, cube, ratio, reference)
     board["median_fit_seconds"] = board["method"].map(seconds)
     board.to_csv(out_dir / "leaderboard.csv", index=False)
     paths = [out_dir / "problems.csv", out_dir / "leaderboard.csv"]
     fam_rows, tests, pngs = [], [], []
-    row, png = friedman(problems, methods, cube, "all problems", out_dir, "cd_diagram")
-    tests.append(row)
-    pngs.append(png)
+    by_dataset = dataset_ranks(problems, methods, cube)
+    if len(by_dataset) >= MIN_FRIEDMAN:
+        n_fam = len({family_of(p) for p in problems})
+        row, png = friedman(by_dataset, "all families", f"{len(by_dataset)} datasets, each its mean rank over "
+                            f"{n_fam} cost families", out_dir, "cd_diagram")
+        tests.append(row)
+        pngs.append(png)
     for fam in FAMILIES:
         sel = [i for i, p in enumerate(problems) if family_of(p) == fam]
         if not sel:
             continue
         sub = [problems[i] for i in sel]
-        fam_rows.append(summarise(sub, methods, cube[sel]).assign(family=fam))
+        fam_rows.append(summarise(sub, methods, cube[sel], ratio[sel], reference).assign(family=fam))
         if len(sel) >= MIN_FRIEDMAN:
-            row, png = friedman(sub, methods, cube[sel], fam, out_dir, f"cd_{fam}")
+            data = pd.DataFrame(cube[sel].mean(axis=2), index=[dataset_of(p) for p in sub], columns=methods)
+            row, png = friedman(data, fam, f"{len(sel)} datasets", out_dir, f"cd_{fam}")
             tests.append(row)
             pngs.append(png)
     families = pd.concat(fam_rows, ignore_index=True)
     families = families[["family"] + [c for c in families.columns if c != "family"]]
     families.to_csv(out_dir / "families.csv", index=False)
-    pd.DataFrame(tests).to_csv(out_dir / "friedman.csv", index=False)
-    paths += [out_dir / "families.csv", out_dir / "friedman.csv", plot_relative(families, out_dir),
+    pd.DataFrame(tests, columns=list(FRIEDMAN_COLUMNS)).to_csv(out_dir / "friedman.csv", index=False)
+    paths += [out_dir / "families.csv", out_dir / "friedman.csv", plot_relative(families, reference, out_dir),
               plot_cost_time(board, out_dir)]
     return paths + [p for p in pngs if p is not None]
 
