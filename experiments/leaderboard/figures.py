@@ -1,4 +1,5 @@
-"""The cross-paper leaderboard (issues 21, 30) from the store of the leaderboard experiment (conf/suite/leaderboard.yaml).
+"""The cross-paper leaderboard (issues 21, 30) from the store of the leaderboard experiment (its suite:
+conf/suite/leaderboard.yaml).
 
 A *problem* is one dataset under one cost family (the experiment's ``<dataset>__<family>`` aliases); every method
 of a problem ran on the same splits with the same cost matrices, and every family of a dataset on the same splits,
