@@ -140,8 +140,9 @@ def owned_cells(paper: str, published: pd.DataFrame, results: list[ExperimentFid
     """Each published cell of ``paper`` once: CELL_KEY, owner, published, reproduced, within, status.
 
     The owner is the one experiment whose comparison plans the cell (``n_planned > 0``; every row of
-    a comparison without trial counts); where several do, the one ``owners`` (owners.csv: table ->
-    experiment) names, and where none does, no experiment ("").  ``status`` is "within", "outside" or
+    a comparison without trial counts); where several do, the one with a reproduced value, and where
+    several have one, the one ``owners`` (owners.csv: table -> experiment) names; where none plans it,
+    no experiment ("").  ``status`` is "within", "outside" or
     "missing" (no reproduced value, or no owner).
     """
     comps = []
@@ -149,7 +150,10 @@ def owned_cells(paper: str, published: pd.DataFrame, results: list[ExperimentFid
         if res.paper == paper and not res.comparison.empty:
             comp = rejudge(res.comparison, published) if len(published) else res.comparison
             comps.append(comp[_planned(comp)].assign(owner=res.experiment))
-    planned = pd.concat(comps, ignore_index=True) if comps else pd.DataFrame(columns=CELL_KEY + ["owner"])
+    planned = pd.concat(comps, ignore_index=True) if comps else pd.DataFrame(
+        columns=CELL_KEY + ["owner", "reproduced", "within"])
+    valued = planned["reproduced"].notna().groupby([planned[k] for k in CELL_KEY]).transform("any")
+    planned = planned[planned["reproduced"].notna() | ~valued]  # a planned cell with a value beats one without
     shared = planned[planned.duplicated(CELL_KEY, keep=False)]
     chosen = shared["table"].map(owners)
     if (unnamed := shared[chosen.isna()]).size:

@@ -49,11 +49,14 @@ def test_a_cell_two_experiments_compare_counts_once_from_its_owner():
     assert len(cells) == 3  # U's cell: no experiment compares it, still counted (missing)
     assert cells["owner"].tolist() == ["one", "two", ""]
     assert cells["status"].tolist() == ["within", "outside", "missing"]
-    # both plan T: the owners file decides, and without it the error names the fix
-    both = [ExperimentFidelity("one", "p", one.assign(n_planned=5)), ExperimentFidelity("two", "p", two.assign(n_planned=5))]
+    # both plan T, only one has a value for (T, b): that one owns it
+    planned = [ExperimentFidelity("one", "p", one.assign(n_planned=5)), ExperimentFidelity("two", "p", two.assign(n_planned=5))]
+    assert owned_cells("p", pub, planned, {})["owner"].tolist() == ["one", "two", ""]
+    # both plan and have values: the owners file decides, and without it the error names the fix
+    both = [planned[0], ExperimentFidelity("two", "p", two.assign(n_planned=5, reproduced=[1.5, 2.0]))]
     with pytest.raises(ValueError, match="owners.csv"):
         owned_cells("p", pub, both, {})
-    assert owned_cells("p", pub, both, {"T": "two"})["status"].tolist() == ["missing", "outside", "missing"]
+    assert owned_cells("p", pub, both, {"T": "two"})["status"].tolist() == ["outside", "outside", "missing"]
 
 
 def test_causes_resolve_to_the_most_specific_rule_and_the_total_line():
