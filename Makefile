@@ -65,7 +65,7 @@ reproduce-rebel-mnist: $(STAMP)
 # CoMBo cross-check (Koco & Capponi 2013): AdaBoost.MM / CoMBo against scikit-multimodallearn's MumboClassifier /
 # MuComboClassifier, which install only beside scikit-learn 1.5.x: their own git-ignored venv, run by the package
 # step only (never imports csrepro); the data and compare steps run in $(VENV).  Writes experiments/combo/crosscheck.md,
-# full output in $(XC_OUT).  XC_ARGS: extra options of scripts/crosscheck_combo.py, e.g. XC_ARGS="--connect4-rows 0"
+# full output in $(XC_OUT).  XC_ARGS: extra options of experiments/combo/crosscheck_combo.py, e.g. XC_ARGS="--connect4-rows 0"
 XC_VENV  := .venv-crosscheck
 XC_BIN   := $(XC_VENV)/bin
 XC_STAMP := $(XC_VENV)/.installed
@@ -81,22 +81,22 @@ $(XC_STAMP):
 	touch $(XC_STAMP)
 
 crosscheck-combo: $(STAMP) $(XC_STAMP)
-	$(BIN)/python scripts/crosscheck_combo.py data --out $(XC_OUT) $(XC_ARGS)
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(XC_BIN)/python scripts/crosscheck_combo.py package --out $(XC_OUT) --jobs $(N_JOBS) $(XC_ARGS)
-	$(BIN)/python scripts/crosscheck_combo.py compare --out $(XC_OUT) --command "make crosscheck-combo$(if $(XC_ARGS), XC_ARGS=\"$(XC_ARGS)\")" $(XC_ARGS)
+	$(BIN)/python experiments/combo/crosscheck_combo.py data --out $(XC_OUT) $(XC_ARGS)
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(XC_BIN)/python experiments/combo/crosscheck_combo.py package --out $(XC_OUT) --jobs $(N_JOBS) $(XC_ARGS)
+	$(BIN)/python experiments/combo/crosscheck_combo.py compare --out $(XC_OUT) --command "make crosscheck-combo$(if $(XC_ARGS), XC_ARGS=\"$(XC_ARGS)\")" $(XC_ARGS)
 
-# any other paper P: every conf/exp/*.yaml with `paper: P` (dashes read as underscores) but those of OWN_TARGET,
+# any other paper P: every experiments/*/conf/exp/*.yaml with `paper: P` (dashes read as underscores) but those of OWN_TARGET,
 # each run then reported, then FIDELITY.md; e.g. `make reproduce-rebel`
 reproduce-%: $(STAMP)
-	@exps="$$(grep -l '^paper: $(subst -,_,$*)$$' conf/exp/*.yaml | sed 's|.*/||; s|\.yaml$$||' | grep -vxF $(addprefix -e ,$(OWN_TARGET)))"; \
-	test -n "$$exps" || { echo "make: no conf/exp/*.yaml has 'paper: $(subst -,_,$*)'; papers: $$(sed -n 's/^paper: \([a-z0-9_]\{1,\}\)$$/\1/p' conf/exp/*.yaml | sort -u | tr '\n' ' ')" >&2; exit 2; }; \
+	@exps="$$(grep -l '^paper: $(subst -,_,$*)$$' experiments/*/conf/exp/*.yaml | sed 's|.*/||; s|\.yaml$$||' | grep -vxF $(addprefix -e ,$(OWN_TARGET)))"; \
+	test -n "$$exps" || { echo "make: no experiments/*/conf/exp/*.yaml has 'paper: $(subst -,_,$*)'; papers: $$(sed -n 's/^paper: \([a-z0-9_]\{1,\}\)$$/\1/p' experiments/*/conf/exp/*.yaml | sort -u | tr '\n' ' ')" >&2; exit 2; }; \
 	for exp in $$exps; do \
 	  $(BIN)/python -m csrepro.run +exp=$$exp runner.n_jobs=$(N_JOBS) $(RUN_ARGS) || exit $$?; \
 	  $(BIN)/python -m csrepro.report $$exp $(REPORT_ARGS) || exit $$?; \
 	done; \
 	$(BIN)/python -m csrepro.report --fidelity $(REPORT_ARGS)
 
-# issue 21: the cross-paper leaderboard (conf/exp/leaderboard.yaml; its peers LightGBM and XGBoost come with the
+# issue 21: the cross-paper leaderboard (experiments/leaderboard/conf/exp/leaderboard.yaml; its peers LightGBM and XGBoost come with the
 # `bench` extra), its report (results/leaderboard/) and the results website (results/site/)
 .PHONY: leaderboard site
 leaderboard: $(STAMP)

@@ -27,7 +27,9 @@ from hydra import initialize_config_dir
 from hydra.core.config_store import ConfigStore
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.plugins import Plugins
 from hydra.errors import HydraException, OverrideParseException
+from hydra.plugins.search_path_plugin import SearchPathPlugin
 from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
 from sklearn.model_selection import ParameterGrid
@@ -136,9 +138,36 @@ class Config:
 ConfigStore.instance().store(name="csrepro_schema", node=Config)
 
 
+def config_dirs(conf_dir=None) -> list[Path]:
+    """The config search path of ``conf_dir`` (default: the repository's conf/, the groups papers share):
+    ``conf_dir``, then every paper's ``experiments/<paper>/conf`` beside it (its experiments, ``exp/*.yaml``)."""
+    conf_dir = Path(conf_dir or CONF_DIR).resolve()
+    return [conf_dir, *sorted((conf_dir.parent / "experiments").glob("*/conf"))]
+
+
+class PaperConfigs(SearchPathPlugin):
+    """Hydra's search path plugin: after the primary config folder, the paper folders :func:`config_dirs` finds
+    beside it, so ``+exp=<name>`` finds ``experiments/<paper>/conf/exp/<name>.yaml`` (a new paper: no list to edit)."""
+
+    def manipulate_search_path(self, search_path) -> None:
+        main = next((e.path for e in search_path.get_path() if e.provider == "main"), None)
+        if main and Path(main.removeprefix("file://")).is_absolute():
+            for folder in config_dirs(main.removeprefix("file://"))[1:]:
+                search_path.append("csrepro-papers", f"file://{folder}")
+
+
+Plugins.instance().register(PaperConfigs)
+
+
+def experiment_path(exp: str, conf_dir=None) -> Path | None:
+    """The file ``<dir>/exp/<exp>.yaml`` of the first folder of :func:`config_dirs` that has it (None: none has)."""
+    return next((d / "exp" / f"{exp}.yaml" for d in config_dirs(conf_dir) if (d / "exp" / f"{exp}.yaml").is_file()),
+                None)
+
+
 def experiment_names(conf_dir=None) -> list[str]:
-    """The experiments defined in ``<conf_dir>/exp`` (default: the repository's conf/)."""
-    return sorted(p.stem for p in (Path(conf_dir or CONF_DIR) / "exp").glob("*.yaml"))
+    """The experiments on the search path of ``conf_dir`` (:func:`config_dirs`; default: the repository's)."""
+    return sorted({p.stem for d in config_dirs(conf_dir) for p in (d / "exp").glob("*.yaml")})
 
 
 def compose(exp: str, overrides=(), *, conf_dir=None, metric_names=None) -> DictConfig:
@@ -147,9 +176,9 @@ def compose(exp: str, overrides=(), *, conf_dir=None, metric_names=None) -> Dict
     +exp=<exp> [overrides]`` composes it; validated (:func:`validate_config`) when ``metric_names``
     is given (csrepro.runner.METRICS), else as composed. Raises ConfigError naming the problem.
     """
-    path = Path(conf_dir or CONF_DIR) / "exp" / f"{exp}.yaml"
-    if not path.is_file():
-        raise ConfigError(f"no experiment config {path}; known experiments: {experiment_names(conf_dir)}")
+    if experiment_path(exp, conf_dir) is None:
+        raise ConfigError(f"no experiment config {exp}.yaml in {Path(conf_dir or CONF_DIR) / 'exp'} or "
+                          f"experiments/*/conf/exp; known experiments: {experiment_names(conf_dir)}")
     cfg = compose_overrides([f"+exp={exp}", *overrides], conf_dir=conf_dir)
     return cfg if metric_names is None else validate_config(cfg, metric_names)
 
@@ -181,7 +210,7 @@ def check_overrides(overrides, conf_dir=None) -> None:
     Hydra and to the schema check of :func:`validate_config`; overrides Hydra cannot parse are left
     to Hydra to report.
     """
-    groups = {p.name for p in Path(conf_dir or CONF_DIR).iterdir() if p.is_dir()}
+    groups = {p.name for d in config_dirs(conf_dir) for p in d.iterdir() if p.is_dir()}
     tokens = [a for a in overrides if "=" in a and not a.startswith("-")]
     try:
         parsed = OverridesParser.create().parse_overrides(tokens)

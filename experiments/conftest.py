@@ -1,4 +1,4 @@
-"""Shared fixture of the thesis reduced-scale regression tests: run a config through the runner and the report."""
+"""Shared fixture of the papers' reduced-scale regression tests (experiments/<paper>/tests): run a config through the runner and the report."""
 
 from pathlib import Path
 
@@ -9,7 +9,7 @@ from csrepro.data.loaders import resolve_data_root
 from csrepro.report.__main__ import Provenance, report_experiment
 from csrepro.runner import run_experiment
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _mirror_has(datasets) -> bool:

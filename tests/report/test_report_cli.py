@@ -13,7 +13,7 @@ from hydra import initialize_config_dir
 from omegaconf import OmegaConf
 
 from csrepro import store as store_module
-from csrepro.config import ConfigError, compose, plan_key, validate_config
+from csrepro.config import ConfigError, compose, experiment_names, plan_key, validate_config
 from csrepro.provenance import git_commit
 from csrepro.report import figures
 from csrepro.report.__main__ import main
@@ -202,7 +202,7 @@ def test_provenance_helpers(tmp_path):
         read_run_info(tmp_path)
 
 
-@pytest.mark.parametrize("exp", sorted(p.stem for p in (ROOT / "conf" / "exp").glob("*.yaml")))
+@pytest.mark.parametrize("exp", experiment_names())
 def test_report_config_is_the_runners(exp):
     """csrepro.config.compose (the report's composition of conf/exp/<exp>.yaml) validates to the
     runner's Hydra composition of ``+exp=<exp>``."""

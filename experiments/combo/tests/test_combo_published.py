@@ -17,7 +17,7 @@ import pytest
 from csrepro.data.loaders import DataNotFoundError, load_dataset, resolve_data_root
 from csrepro.report.compare import PUBLISHED_COLUMNS, load_published
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXP = ROOT / "experiments" / "combo"
 PAPER = ROOT.parent / "shared" / "papers" / "koco2013_combo_confusion_norm.md"
 

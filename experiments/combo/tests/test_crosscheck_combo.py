@@ -1,4 +1,4 @@
-"""scripts/crosscheck_combo.py: the comparison functions of its compare step, on synthetic inputs.
+"""experiments/combo/crosscheck_combo.py: the comparison functions of its compare step, on synthetic inputs.
 
 No network and no crosscheck venv: the package's outputs are stood in for by arrays built here (or by csrepro's
 own fits, which must then agree with themselves everywhere)."""
@@ -12,7 +12,7 @@ import pytest
 from csrepro.boosting.combo import AdaBoostMMClassifier, CoMBoClassifier, class_weights, mm_cost_matrix
 from csrepro.metrics import mauc
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "crosscheck_combo.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "crosscheck_combo.py"
 
 
 @pytest.fixture(scope="module")

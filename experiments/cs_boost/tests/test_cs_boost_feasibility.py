@@ -1,4 +1,4 @@
-"""scripts/cs_boost_feasibility.py: the oracle floor on a toy problem with a known answer."""
+"""experiments/cs_boost/cs_boost_feasibility.py: the oracle floor on a toy problem with a known answer."""
 
 import importlib.util
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "cs_boost_feasibility.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "cs_boost_feasibility.py"
 
 
 def _module():

@@ -18,7 +18,7 @@ from csrepro.data.loaders import resolve_data_root
 from csrepro.report.__main__ import Provenance, report_experiment
 from csrepro.runner import run_experiment
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATASET = "echocardiogram"
 
 

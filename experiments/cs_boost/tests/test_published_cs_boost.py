@@ -9,7 +9,7 @@ from csrepro.data.registry import list_datasets
 from csrepro.metrics import average_rank
 from csrepro.report.compare import PUBLISHED_COLUMNS, load_published
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 THESIS = ROOT.parent / "shared" / "papers" / "masnadi_shirazi2011_thesis_bayes_consistent_losses.md"
 DATASETS = ["pima", "bupa", "wdbc", "sonar", "wpbc", "breastw", "echocardiogram", "cleveland_binary", "tictactoe",
             "haberman"]

@@ -10,7 +10,7 @@ from csrepro.data.registry import list_datasets
 from csrepro.methods import method_names
 from csrepro.report.compare import load_published
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 THESIS = ROOT.parent / "shared" / "papers" / "masnadi_shirazi2011_thesis_bayes_consistent_losses.md"
 DATASETS = ["haberman", "bupa", "echocardiogram", "pima", "breastw", "tictactoe", "cleveland_binary", "wdbc", "wpbc",
             "sonar"]

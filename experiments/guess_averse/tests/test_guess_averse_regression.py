@@ -16,7 +16,7 @@ from csrepro.metrics import average_rank
 from csrepro.report.__main__ import Provenance, report_experiment
 from csrepro.runner import run_experiment
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATASETS = ["segmentation", "vertebral", "vehicle", "ecoli"]
 N_TRIALS = 12
 METHODS = ["mcboost", "p_mcboost", "gel_mcboost", "gll_mcboost", "ls_mcboost", "lt_mcboost"]

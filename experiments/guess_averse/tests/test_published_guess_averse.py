@@ -9,7 +9,7 @@ import pytest
 from csrepro.metrics import average_rank
 from csrepro.report.compare import load_published
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAPER = ROOT.parent / "shared" / "papers" / "beijbom2014_guess_averse_mcboost.md"
 DATASETS = ["breasttissue", "ecoli", "segmentation", "libras", "vertebral", "vehicle", "shuttle", "pendigits",
             "satimage", "optdigits"]

@@ -13,7 +13,7 @@ import pytest
 
 from csrepro.report.compare import tolerance
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 UCI = ["glass", "vowel"]
 BASELINES = ["adaboost_mh", "ova_adaboost", "adaboost_ecc", "cw_boost", "aoso_logitboost"]
 

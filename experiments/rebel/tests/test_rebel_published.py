@@ -13,7 +13,7 @@ import pytest
 
 from csrepro.report.compare import load_published
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAPER = ROOT.parent / "shared" / "papers" / "appel2016_rebel.txt"
 DATASETS = ["glass", "vowel", "satimage", "pendigits", "mnist"]
 #: legend order of Fig. 4 (appel2016_rebel.txt lines 1861-1896)

@@ -8,7 +8,7 @@ import pytest
 
 from csrepro.report.compare import PUBLISHED_COLUMNS, load_published
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 THESIS = ROOT.parent / "shared" / "papers" / "masnadi_shirazi2011_thesis_bayes_consistent_losses.md"
 UCI = ["sonar", "wpbc", "wdbc", "breastw", "cleveland_binary", "tictactoe", "echocardiogram", "haberman", "pima", "bupa"]
 CELLS = {"Table III.3": 40, "Table III.4": 90, "Table III.5": 60, "Table III.6": 18, "Table III.7": 12,
