@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import itertools
 import json
 import typing
@@ -30,16 +31,20 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.plugins import Plugins
 from hydra.errors import HydraException, OverrideParseException
 from hydra.plugins.search_path_plugin import SearchPathPlugin
+from joblib import cpu_count
 from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import ConfigKeyError, OmegaConfBaseException
 from sklearn.model_selection import ParameterGrid
+from sklearn.utils._param_validation import Interval
 
 from csrepro import costs, methods
-from csrepro.data.protocols import PROTOCOLS, TRAINING_OPTIONS
+from csrepro.data.protocols import PROTOCOLS, SIZE_KEYS, TRAINING_OPTIONS, SizeError, holdout_sizes
 from csrepro.data.registry import get_spec, list_datasets
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 BACKENDS = ("loky", "dask")
+#: the most trials one experiment may plan (the largest experiment plans about 310,000)
+MAX_PLANNED_TRIALS = 1_000_000
 
 
 class ConfigError(ValueError):
@@ -104,7 +109,7 @@ class RunnerConf:
     """How trials are executed; none of it changes a number in the store."""
 
     backend: str = "loky"
-    n_jobs: int = 1
+    n_jobs: int = 1  # >= 1 tasks at once; -1: one per core; -k: all cores but k - 1 (joblib's), at least one left
     resume: bool = True
     progress: bool = True
     dask: DaskConf = field(default_factory=DaskConf)
@@ -194,13 +199,70 @@ def compose_overrides(overrides, conf_dir=None) -> DictConfig:
     conf_dir = Path(conf_dir or CONF_DIR).resolve()
     overrides = list(overrides)
     check_overrides(overrides, conf_dir)
+    check_override_values(overrides)
     try:
         if GlobalHydra.instance().is_initialized():
-            return hydra.compose(config_name="config", overrides=overrides)
-        with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3", job_name="csrepro"):
-            return hydra.compose(config_name="config", overrides=overrides)
+            cfg = hydra.compose(config_name="config", overrides=overrides)
+        else:
+            with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3", job_name="csrepro"):
+                cfg = hydra.compose(config_name="config", overrides=overrides)
     except HydraException as err:
         raise ConfigError(hydra_message(err)) from None
+    _check_per_dataset_targets(overrides, cfg)
+    return cfg
+
+
+def _parsed(overrides) -> list:
+    """The ``key=value`` overrides parsed by Hydra (none when Hydra cannot parse them: it reports that)."""
+    try:
+        return OverridesParser.create().parse_overrides([a for a in overrides if "=" in a and not a.startswith("-")])
+    except OverrideParseException:
+        return []
+
+
+def check_override_values(overrides) -> None:
+    """Raise ConfigError for an override Hydra would accept but that cannot mean what it says: an empty
+    mapping (``exp.methods={}``: merged into the node, it changes nothing) or a value other than true/false
+    for a bool field (``runner.resume=2``, which OmegaConf would read as true)."""
+    for o in _parsed(overrides):
+        if o.is_delete() or o.is_sweep_override() or o.is_hydra_override():
+            continue
+        key, value = o.key_or_group, o.value()
+        if value == {} and not (o.is_add() or o.is_force_add()):
+            raise ConfigError(f"'{o.input_line}' changes nothing: a mapping given on the command line is merged into "
+                              f"{key}, not put in its place; drop entries with '~{key}.<name>' (add them with "
+                              f"'+{key}.<name>=...')")
+        if _field_type(key) is bool and not isinstance(value, bool):
+            raise ConfigError(f"{o.input_line}: {key} is true or false; write {key}=true or {key}=false")
+
+
+def _check_per_dataset_targets(overrides, cfg: DictConfig) -> None:
+    """Raise ConfigError for an override of ``exp.per_dataset.<id>`` whose id is not in the composed
+    ``exp.datasets`` (it would be ignored)."""
+    datasets = OmegaConf.select(cfg, "exp.datasets", default=None)
+    if datasets is None:
+        return
+    for o in _parsed(overrides):
+        parts = o.key_or_group.split(".")
+        if o.is_delete() or o.is_sweep_override() or parts[:2] != ["exp", "per_dataset"]:
+            continue
+        value = o.value()
+        ids = parts[2:3] or (list(value) if isinstance(value, Mapping) else [])
+        missing = [i for i in ids if i not in datasets]
+        if missing:
+            raise ConfigError(f"{o.input_line}: {missing[0]!r} is not in exp.datasets {list(datasets)}, so the override "
+                              f"would be ignored; add it to exp.datasets or drop the override")
+
+
+def _field_type(dotted: str):
+    """The schema type of the field ``dotted`` (e.g. ``runner.resume`` -> bool); None when it is no
+    schema field (a free key, e.g. a method parameter)."""
+    node = Config
+    for part in dotted.split("."):
+        if not dataclasses.is_dataclass(node) or part not in {f.name for f in dataclasses.fields(node)}:
+            return None
+        node = typing.get_type_hints(node)[part]
+    return node
 
 
 def check_overrides(overrides, conf_dir=None) -> None:
@@ -272,8 +334,15 @@ def validate_config(cfg, metric_names) -> DictConfig:
         if err.full_key == "exp.name":
             raise ConfigError(f"no experiment selected; pass +exp=<name>, one of {experiment_names()}") from None
         raise ConfigError(f"invalid config value at {err.full_key!r}: {err.msg}") from None
+    _check_bools(cfg if not OmegaConf.is_config(cfg) else OmegaConf.to_container(cfg), Config)
     merged.exp.per_dataset = {key: _dataset_overrides(key, value) for key, value in merged.exp.per_dataset.items()}
     exp, runner = merged.exp, merged.runner
+    if not str(merged.results.root).strip():
+        raise ConfigError("results.root is empty; give the folder for results, e.g. results.root=results "
+                          "(the default)")
+    if merged.data.root is not None and not str(merged.data.root).strip():
+        raise ConfigError("data.root is empty; give the dataset mirror's folder, or leave data.root out (null: "
+                          "$CSREPRO_DATA_DIR, else ../shared/datasets)")
     if not exp.datasets:
         raise ConfigError("exp.datasets is empty; list registry ids, e.g. 'exp.datasets=[sk_iris,sk_wine]'")
     aliases = _dataset_aliases(exp)
@@ -289,6 +358,9 @@ def validate_config(cfg, metric_names) -> DictConfig:
         if over.n_trials is not None and over.n_trials < 1:
             raise ConfigError(f"exp.per_dataset.{dataset}.n_trials must be >= 1 (or left out for exp.n_trials), "
                               f"got {over.n_trials}")
+    if not exp.metrics:
+        raise ConfigError(f"exp.metrics is empty, so trials would store no score; list some, e.g. "
+                          f"'exp.metrics=[risk,error]'; valid: {sorted(metric_names)}")
     _check_metrics(exp.metrics, metric_names)
     if not exp.methods:
         raise ConfigError(f"exp.methods is empty; add e.g. 'exp.methods={{mcboost: {{}}}}'; "
@@ -313,10 +385,51 @@ def validate_config(cfg, metric_names) -> DictConfig:
                 raise ConfigError(f"{err} (dataset {dataset}, with exp.per_dataset.{dataset}.method_params)") from None
     if runner.backend not in BACKENDS:
         raise ConfigError(f"runner.backend={runner.backend!r} is not valid; choose one of {list(BACKENDS)}")
-    if runner.n_jobs == 0:
-        raise ConfigError("runner.n_jobs must be a positive number of workers or negative (-1 = all cores), not 0")
+    _check_n_jobs(runner)
+    planned = sum(s.n_trials * len(s.methods) for s in dataset_settings(exp).values())
+    if planned > MAX_PLANNED_TRIALS:
+        raise ConfigError(f"the experiment plans {planned:,} trials (exp.n_trials={exp.n_trials} x datasets x "
+                          f"methods), more than the {MAX_PLANNED_TRIALS:,} a run may plan; lower exp.n_trials "
+                          "(or exp.per_dataset.<id>.n_trials), or run fewer datasets or methods at a time")
     OmegaConf.set_readonly(merged, True)
     return merged
+
+
+def _check_bools(given, node) -> None:
+    """A bool field of the schema ``node`` given in the plain container ``given`` holds True or False
+    (OmegaConf would read 2, "yes" or "0" as a bool)."""
+    if not isinstance(given, Mapping) or not dataclasses.is_dataclass(node):
+        return
+    hints = typing.get_type_hints(node)
+    for f in dataclasses.fields(node):
+        if f.name not in given:
+            continue
+        if hints[f.name] is bool and not isinstance(given[f.name], bool):
+            raise ConfigError(f"{_path_of(node)}{f.name}={given[f.name]!r}: {f.name} is true or false")
+        _check_bools(given[f.name], hints[f.name])
+
+
+def _path_of(node) -> str:
+    """The dotted prefix of a schema section (``runner.``, ``exp.preprocessing.``) for messages."""
+    paths = {RunnerConf: "runner.", DataConf: "data.", PreprocessingConf: "exp.preprocessing.", ExpConf: "exp.",
+             ResultsConf: "results.", DaskConf: "runner.dask."}
+    return paths.get(node, "")
+
+
+def _check_n_jobs(runner: DictConfig) -> None:
+    """runner.n_jobs: >= 1, or negative as joblib reads it (-1 all cores, -2 all but one, ...) with at
+    least one worker left on this machine (for Dask: -1 only, the cluster's worker threads)."""
+    n, cores = runner.n_jobs, cpu_count()
+    usage = (f"give a number of parallel tasks >= 1, or -1 for one per core (this machine has {cores}; -k means "
+             "all cores but k - 1)")
+    if n == 0:
+        raise ConfigError(f"runner.n_jobs=0 runs nothing; {usage}")
+    if n < -1 and runner.backend == "dask":
+        raise ConfigError(f"runner.n_jobs={n} is not defined for runner.backend=dask; give a number >= 1, or -1 "
+                          "for as many tasks as the cluster has worker threads")
+    if n < 0 and cores + 1 + n < 1:
+        raise ConfigError(f"runner.n_jobs={n} leaves no core of this machine's {cores} (-k means all cores but "
+                          f"k - 1); {usage}")
 
 
 def _dataset_overrides(key: str, value) -> DictConfig:
@@ -485,6 +598,8 @@ def dataset_setting(exp: DictConfig, dataset: str, key: str) -> dict:
     selector = "name" if key == "protocol" else "kind"
     if selector in over and over[selector] != base.get(selector):
         return over
+    if key == "protocol":  # a part's size given per dataset replaces the experiment's in the other form
+        base = {k: v for k, v in base.items() if SIZE_KEYS.get(k) not in over}
     return {**base, **over}
 
 
@@ -493,13 +608,22 @@ def canonical_json(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
+def hashed_protocol(protocol: dict) -> dict:
+    """``protocol`` as hashes see it: a count (``test_count``, ``val_count``) under its fraction's key, as
+    stores written before the two keys were told apart hold it (an int there, which a config can no
+    longer give: no two settings share a hash), so those stores keep their trial ids."""
+    return {("test_size" if k == "test_count" else "val_size" if k == "val_count" else k): v
+            for k, v in protocol.items()}
+
+
 def config_hash(exp: str, protocol: dict, cost: dict, standardize: bool, metrics) -> str:
-    """Hash of the settings that change a dataset's numbers.
+    """Hash of the settings that change a dataset's numbers (the protocol as :func:`hashed_protocol`).
 
     Not hashed: n_trials, the dataset list, the methods (their params are in the trial key),
     paper, report and all runner settings, so growing an experiment reuses finished trials.
     """
-    key = {"exp": exp, "protocol": protocol, "cost": cost, "standardize": standardize, "metrics": sorted(metrics)}
+    key = {"exp": exp, "protocol": hashed_protocol(protocol), "cost": cost, "standardize": standardize,
+           "metrics": sorted(metrics)}
     return hashlib.sha256(canonical_json(key).encode()).hexdigest()[:16]
 
 
@@ -538,8 +662,12 @@ def dataset_settings(exp: DictConfig) -> dict[str, DatasetSettings]:
 
 def plan_key(exp: DictConfig) -> str:
     """Hex key of the trials a validated experiment plans: a hash of its ``exp`` settings but
-    ``paper`` and ``report`` (equal settings, equal key; the name of its plan in csrepro.store)."""
+    ``paper`` and ``report`` (equal settings, equal key; the name of its plan in csrepro.store); protocols
+    as :func:`hashed_protocol`."""
     settings = {k: v for k, v in OmegaConf.to_container(exp, resolve=True).items() if k not in ("paper", "report")}
+    settings["protocol"] = hashed_protocol(settings["protocol"])
+    for over in settings["per_dataset"].values():
+        over["protocol"] = hashed_protocol(over["protocol"])
     return hashlib.sha256(canonical_json(settings).encode()).hexdigest()[:16]
 
 
@@ -569,13 +697,23 @@ def _check_protocol(exp: DictConfig, dataset: str, protocol: dict) -> None:
     if name not in PROTOCOLS:
         raise ConfigError(f"protocol for {dataset!r}: name={name!r} is not valid; "
                           f"set exp.protocol.name to one of {sorted(PROTOCOLS)}")
+    def where(key: str) -> str:
+        own = dataset in exp.per_dataset and key in exp.per_dataset[dataset].protocol
+        return f"exp.per_dataset.{dataset}.protocol" if own else "exp.protocol"
+
     unknown = sorted(set(params) - set(PROTOCOLS[name]) - set(TRAINING_OPTIONS))
     if unknown:  # e.g. a holdout's test_size left by the experiment file after protocol@exp.protocol=kfold
-        own = dataset in exp.per_dataset and unknown[0] in exp.per_dataset[dataset].protocol
-        where = f"exp.per_dataset.{dataset}.protocol" if own else "exp.protocol"
         raise ConfigError(f"protocol {name!r} for {dataset!r} takes no parameter(s) {unknown}; "
-                          f"valid: {sorted(PROTOCOLS[name]) + sorted(TRAINING_OPTIONS)}; remove it from {where} "
-                          f"(on the command line: '~{where}.{unknown[0]}')")
+                          f"valid: {sorted(PROTOCOLS[name]) + sorted(TRAINING_OPTIONS)}; remove it from "
+                          f"{where(unknown[0])} (on the command line: '~{where(unknown[0])}.{unknown[0]}')")
+    if "test_size" in PROTOCOLS[name]:
+        try:
+            holdout_sizes(params)
+        except SizeError as err:
+            key, other = err.key, SIZE_KEYS[err.key]
+            both = params.get(key) is not None and params.get(other) is not None
+            fix = f" (on the command line: '~{where(key)}.{key}' or '~{where(other)}.{other}')" if both else ""
+            raise ConfigError(f"protocol for {dataset!r} ({where(key)}.{key}): {err}{fix}") from None
     size, noise = params.get("train_size"), params.get("label_noise", 0.0)
     if size is not None and not (isinstance(size, int) and not isinstance(size, bool) and size >= 1
                                  or isinstance(size, float) and 0 < size <= 1):
@@ -598,14 +736,39 @@ def _check_cost(dataset: str, cost: dict, n_classes: int):
         raise ConfigError(f"cost for {dataset!r} ({n_classes} classes): {err}") from None
 
 
+def method_cost(method: str, C):
+    """The cost matrix the harness builds method id ``method`` with: ``C`` when its predictions use the costs,
+    None for a cost-blind id (csrepro.methods: it would not use it; the runner still scores it with ``C``)."""
+    return C if methods.get_method(method).cost_sensitive else None
+
+
 def _takes(method: str, C, name: str, value) -> bool:
-    """Whether method id ``method`` accepts the keyword ``name`` (whatever it makes of ``value``)."""
-    return methods.accepts(method, name, value, cost_matrix=C)
+    """Whether method id ``method`` accepts the keyword ``name`` (whatever it makes of ``value``; never
+    ``cost_matrix``: the harness gives it)."""
+    return name != "cost_matrix" and methods.accepts(method, name, value, cost_matrix=method_cost(method, C))
 
 
 def _method_keywords(method: str, C) -> list[str]:
-    """The keywords ``method`` accepts (the registry's config fields of the id, built with ``C``)."""
-    return methods.method_params(method, cost_matrix=C)
+    """The keywords ``method`` accepts (the registry's config fields of the id, built with ``C``), but
+    ``cost_matrix``, which the harness gives."""
+    return [k for k in methods.method_params(method, cost_matrix=method_cost(method, C)) if k != "cost_matrix"]
+
+
+def _number_default(estimator, name: str):
+    """The default of ``estimator``'s parameter ``name`` when it is a number (not a bool), else None."""
+    parameter = inspect.signature(type(estimator)).parameters.get(name)
+    default = parameter.default if parameter is not None else None
+    return default if isinstance(default, (int, float)) and not isinstance(default, bool) else None
+
+
+def _takes_number(estimator, name: str) -> bool:
+    """Whether ``estimator``'s parameter ``name`` is a number and not a bool: its default is an int or
+    float, or its scikit-learn constraints are intervals without "boolean"."""
+    if _number_default(estimator, name) is not None:
+        return True
+    constraints = getattr(estimator, "_parameter_constraints", {}).get(name) or []
+    return any(isinstance(c, Interval) for c in constraints) and not any(
+        c == "boolean" or c is bool for c in constraints)
 
 
 def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:
@@ -613,7 +776,8 @@ def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:
     (each ``inner_cv`` value too); a binary-only method on a multiclass dataset is an error."""
     where = f"exp.methods.{entry.key}"
     try:
-        estimator = methods.make_estimator(entry.method, cost_matrix=C, random_state=0, **entry.params)
+        estimator = methods.make_estimator(entry.method, cost_matrix=method_cost(entry.method, C), random_state=0,
+                                           **entry.params)
     except TypeError as err:
         estimator, failure = None, err
     except ValueError as err:
@@ -623,6 +787,12 @@ def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:
         if not unknown:
             raise failure
         raise ConfigError(f"{where}: unknown parameter(s) {unknown}; valid: {_method_keywords(entry.method, C)}")
+    for name, value in entry.params.items():
+        if isinstance(value, bool) and _takes_number(estimator, name):
+            default = _number_default(estimator, name)
+            example = f" (its default is {default})" if default is not None else ""
+            raise ConfigError(f"{where}.{name}={str(value).lower()} is a bool, but {name} is a number{example}; "
+                              f"give a number, e.g. {where}.{name}={default if default is not None else 1}")
     if entry.cv and entry.cv["param"] not in estimator.get_params():
         raise ConfigError(f"{where}.inner_cv.param: {entry.method} has no parameter {entry.cv['param']!r}; "
                           f"valid: {sorted(estimator.get_params())}")

@@ -3,16 +3,20 @@
 Any config field can be overridden (``exp.n_trials=5 runner.n_jobs=2 results.root=/tmp/r``).
 Before Hydra starts, the overrides are composed (csrepro.config.compose_overrides, the composition
 the report uses too) and the run is checked as far as it can be without running a trial (config,
-results folder, data, protocols: csrepro.runner.preflight; the first combination of a sweep); an
-error prints one line and exits 2, with nothing written. Each job records in the store the plan of
-its config and of its experiment file without overrides (csrepro.store, "The plan"), which the report reads.
-A run in which trials failed exits 1 after a one-line summary. ``--debug`` (or
-HYDRA_FULL_ERROR=1) shows the traceback instead.
+results folder and its lock, data, protocols: csrepro.runner.preflight; for ``-m``, every
+combination of the sweep, at most MAX_SWEEP_JOBS); an error prints one line and exits 2, with nothing
+written. Each job records in the store the plan of its config and of its experiment file without
+overrides (csrepro.store, "The plan"), which the report reads. A run in which trials failed exits 1
+after a one-line summary; a run into a results folder that another run holds (csrepro.store, "The
+lock") exits 2 naming that run's pid; Ctrl-C prints how many trials are stored and exits 130 (the
+same command resumes). ``--debug`` (or HYDRA_FULL_ERROR=1) shows the traceback instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
+import math
 import os
 import shlex
 import sys
@@ -26,13 +30,16 @@ from omegaconf import DictConfig
 from csrepro import config
 from csrepro.config import CONF_DIR, ConfigError, compose_overrides, experiment_names, hydra_message
 from csrepro.data.loaders import DataError
-from csrepro.runner import TrialsFailed, preflight, run_experiment
-from csrepro.store import DamagedStoreError
+from csrepro.runner import Interrupted, TrialsFailed, preflight, run_experiment
+from csrepro.store import DamagedStoreError, StoreLockedError
 
 _SWEEP_FLAGS = ("-m", "--multirun")
 DEBUG_FLAG = "--debug"
+#: the most jobs a sweep (``-m``) may have: each is checked before any runs
+MAX_SWEEP_JOBS = 200
 #: expected errors: one line with this prefix, exit status 2 (nothing ran); failed trials exit 1
-_PREFIXES = {ConfigError: "config error", DataError: "data error", DamagedStoreError: "store error"}
+_PREFIXES = {ConfigError: "config error", DataError: "data error", DamagedStoreError: "store error",
+             StoreLockedError: "store error"}
 
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
@@ -46,13 +53,17 @@ def _run(cfg: DictConfig) -> None:
 
 @contextlib.contextmanager
 def one_line_errors():
-    """Turn the expected errors into one line on stderr and an exit status (2; 1 for failed trials),
-    unless debugging (``--debug`` or HYDRA_FULL_ERROR=1), when they propagate with their traceback."""
+    """Turn the expected errors into one line on stderr and an exit status (2; 1 for failed trials; 130
+    for Ctrl-C), unless debugging (``--debug`` or HYDRA_FULL_ERROR=1), when they propagate with their traceback."""
     if os.environ.get("HYDRA_FULL_ERROR") == "1":
         yield
         return
     try:
         yield
+    except Interrupted as err:
+        _exit(str(err), 130)
+    except KeyboardInterrupt:
+        _exit("interrupted: the trials finished so far are stored; the same command resumes", 130)
     except TrialsFailed as err:
         _exit(f"error: {err}", 1)
     except tuple(_PREFIXES) as err:
@@ -86,17 +97,39 @@ def check_overrides(args: list[str]) -> None:
 
 
 def check_run(args: list[str]) -> None:
-    """Compose the config of ``args`` (a sweep's first combination; csrepro.config.compose_overrides)
-    and run csrepro.runner.preflight.
+    """Compose the config of ``args`` (csrepro.config.compose_overrides) and run csrepro.runner.preflight;
+    with ``-m``, for every combination of the sweep (at most MAX_SWEEP_JOBS), so that a bad value stops
+    the sweep before its first job. A sweep value (``a=1,2``) without ``-m`` is an error.
 
     Skipped when ``args`` hold a flag other than ``-m`` (``--cfg``, ``--help``, ...: Hydra's).
     """
     if any(a.startswith("-") and a not in _SWEEP_FLAGS for a in args):
         return
     overrides = OverridesParser.create().parse_overrides([a for a in args if a not in _SWEEP_FLAGS])
-    first = [f"{o.get_key_element()}={next(iter(o.sweep_string_iterator()))}" if o.is_sweep_override()
-             else o.input_line for o in overrides]
-    preflight(compose_overrides(first))
+    sweeps = [o for o in overrides if o.is_sweep_override()]
+    if sweeps and not any(a in _SWEEP_FLAGS for a in args):
+        raise ConfigError(f"{sweeps[0].input_line} gives several values (a sweep); add -m to run one job per "
+                          "value, or give one value")
+    choices = []
+    for o in overrides:
+        if not o.is_sweep_override():
+            choices.append([o.input_line])
+            continue
+        try:
+            choices.append([f"{o.get_key_element()}={v}" for v in o.sweep_string_iterator()])
+        except HydraException as err:
+            raise ConfigError(f"{o.input_line}: {hydra_message(err)}") from None
+    jobs = math.prod(len(c) for c in choices)
+    if jobs > MAX_SWEEP_JOBS:
+        raise ConfigError(f"the sweep has {jobs:,} jobs (the product of its {len(sweeps)} swept values), more "
+                          f"than the {MAX_SWEEP_JOBS} a sweep may have; sweep fewer values, or run the sweep in parts")
+    for job in itertools.product(*choices):
+        try:
+            preflight(compose_overrides(job))
+        except (ConfigError, DataError, StoreLockedError) as err:
+            if jobs > 1:  # name the job by its swept values
+                err.args = (f"sweep job {' '.join(v for v, c in zip(job, choices) if len(c) > 1)}: {err}",)
+            raise
 
 
 def main() -> None:

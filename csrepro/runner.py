@@ -6,7 +6,9 @@ already in the store (``runner.resume``; without it the new rows supersede the s
 are written), run the rest grouped
 by (dataset, trial index) and write each group's rows as a store part as soon as it finishes.
 A trial whose estimator fails (e.g. a single-class training part) is not stored: it is listed
-in ``<exp_dir>/failures.csv`` and reported, and is retried by the next run.
+in ``<exp_dir>/failures.csv`` and reported, and is retried by the next run. A run holds the store's
+lock (csrepro.store, "The lock") while it writes; a run interrupted (Ctrl-C) raises :class:`Interrupted`
+after the parts it finished, which the same command resumes.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from omegaconf import DictConfig
 from tqdm.auto import tqdm
 
 from csrepro import methods, metrics
-from csrepro.config import ConfigError, canonical_json, plan_key, validate_config
+from csrepro.config import ConfigError, canonical_json, method_cost, plan_key, validate_config
 from csrepro.costs import make_cost_matrix, resolve_counts
 from csrepro.data.loaders import load_dataset
 from csrepro.data.protocols import TRAINING_OPTIONS, make_splits, subsample_train
@@ -46,10 +48,14 @@ from csrepro.selection.rounds import RoundsOnValidation
 from csrepro.store import (
     FAILURES,
     PLAN_COLUMNS,
+    STORE_DIR,
     atomic_write,
+    check_unlocked,
     compact,
+    folder_problem,
     quarantine_damaged,
     read_store,
+    store_lock,
     write_part,
     write_plan,
 )
@@ -178,6 +184,14 @@ class TrialsFailed(RuntimeError):
         self.rows = rows
 
 
+class Interrupted(RuntimeError):
+    """A run stopped by KeyboardInterrupt (Ctrl-C): ``stored`` of the ``planned`` trials are in the store."""
+
+    def __init__(self, stored: int, planned: int):
+        super().__init__(f"interrupted: {stored} of {planned} trials stored; the same command resumes")
+        self.stored, self.planned = stored, planned
+
+
 def run_experiment(cfg, command: str | None = None, strict: bool = False, full=None) -> pd.DataFrame:
     """Run every unfinished trial of ``cfg`` (DictConfig or dict, schema in csrepro.config).
 
@@ -190,11 +204,25 @@ def run_experiment(cfg, command: str | None = None, strict: bool = False, full=N
     experiment's trials (finished now or before), sorted by dataset, trial, method. Next to the store it updates
     ``failures.csv`` (the trials that failed, until a run retries them) and writes
     ``run_info.json``, which records ``command``. With ``strict``, failed trials raise
-    TrialsFailed (after all of this is written) with a one-line summary.
+    TrialsFailed (after all of this is written) with a one-line summary. From the quarantine on, the
+    run holds the store's lock (csrepro.store.store_lock: another run into the folder raises
+    StoreLockedError); a KeyboardInterrupt raises :class:`Interrupted` counting the stored trials.
     """
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     cfg, plans, trials = preflight(cfg)
     exp_dir = launch_path(cfg.results.root) / cfg.exp.name
+    try:
+        with store_lock(exp_dir):
+            return _run_trials(cfg, plans, trials, exp_dir, command, strict, full, started, clock)
+    except KeyboardInterrupt:
+        stored = read_store(exp_dir)
+        wanted = {t.trial_id for t in trials}
+        raise Interrupted(0 if stored.empty else int(stored["trial_id"].isin(wanted).sum()), len(trials)) from None
+
+
+def _run_trials(cfg: DictConfig, plans, trials: list[Trial], exp_dir: Path, command, strict: bool, full, started,
+                clock) -> pd.DataFrame:
+    """:func:`run_experiment` after its preflight, holding the store's lock."""
     context = {"data_root": _data_root(cfg), "download": cfg.data.download, "git_commit": git_commit(),
                "versions": package_versions()}
     quarantined = quarantine_damaged(exp_dir)
@@ -240,19 +268,27 @@ def run_experiment(cfg, command: str | None = None, strict: bool = False, full=N
 
 def preflight(cfg) -> tuple[DictConfig, dict[str, DatasetPlan], list[Trial]]:
     """Every check that needs no trial, in order: the config (csrepro.config.validate_config), the
-    results folder (created), the data and protocols (:func:`check_data`). Returns the validated
-    config and its plan; raises ConfigError or the loader's DataError with a one-line message.
+    results folder (:func:`check_results_folder`; nothing is created) and its lock
+    (csrepro.store.check_unlocked), the data and protocols (:func:`check_data`). Returns the validated
+    config and its plan; raises ConfigError, StoreLockedError or the loader's DataError with a
+    one-line message.
     """
     cfg = validate_config(cfg, METRICS)
     exp_dir = launch_path(cfg.results.root) / cfg.exp.name
-    try:
-        exp_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise ConfigError(f"cannot create the results folder {exp_dir} ({err.strerror}); set results.root to a "
-                          "writable folder") from None
+    check_results_folder(exp_dir)
+    check_unlocked(exp_dir)
     plans, trials = plan_trials(cfg.exp)
     check_data(plans, trials, _data_root(cfg), cfg.data.download)
     return cfg, plans, trials
+
+
+def check_results_folder(exp_dir: Path) -> None:
+    """ConfigError unless ``exp_dir`` and its store are folders this user can write in, or can create
+    (csrepro.store.folder_problem; nothing is created)."""
+    for path in (exp_dir, exp_dir / STORE_DIR):
+        if why := folder_problem(path):
+            raise ConfigError(f"cannot write results in {path}: {why}; set results.root to a writable folder "
+                              "(or move the file away)")
 
 
 def record_plan(exp_dir: Path, cfg: DictConfig, trials: list[Trial], full=None) -> None:
@@ -399,7 +435,8 @@ def training_labels(plan: DatasetPlan, t: int, y_train: np.ndarray, classes: np.
 def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_test, z_test) -> dict:
     """Fit the trial's estimator on the training labels and score its test predictions (indices ``z_test``).
 
-    Estimators with a ``labels`` parameter get all dataset classes, so the cost matrix matches
+    A cost-blind method is built without ``C`` (csrepro.config.method_cost); every method is scored
+    with it. Estimators with a ``labels`` parameter get all dataset classes, so the cost matrix matches
     even when the training part misses a class.  An entry with ``inner_cv`` is wrapped in an inner
     cross-validated search (csrepro.selection.inner_cv), one with ``rounds_on_validation`` in
     csrepro.selection.rounds.RoundsOnValidation; the choice is stored as ``selected``.
@@ -407,7 +444,8 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
     params = json.loads(trial.params_json)
     method, cv = params.pop("method", trial.method), params.pop("inner_cv", None)
     rounds = params.pop("rounds_on_validation", None)
-    estimator = methods.make_estimator(method, cost_matrix=C, random_state=trial.model_seed, **params)
+    estimator = methods.make_estimator(method, cost_matrix=method_cost(method, C), random_state=trial.model_seed,
+                                       **params)
     if "labels" in estimator.get_params() and estimator.get_params()["labels"] is None:
         estimator.set_params(labels=classes)
     if cv:

@@ -25,11 +25,19 @@ from that union the trials its config selects (csrepro.report), once the plan of
 of its experiment file is among the recorded keys; it never plans. Plan files are not parts: :func:`read_store`, :func:`compact` and
 :func:`delete_trials` read only ``part-*.parquet``. A store written before plans were recorded
 has none; rerunning its command (it resumes, running no stored trial) records it.
+
+**The lock.** A run holds ``<exp_dir>/run.lock`` (:func:`store_lock`: an exclusive ``flock``, with the
+holder's pid written in the file) from before it records its plan until its last write; a second run
+into the same folder stops with :class:`StoreLockedError` naming that pid. The kernel releases the
+lock when its holder dies, so the file of a killed run (a stale lock) is simply taken over.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -42,6 +50,7 @@ FAILURES = "failures.csv"  # beside the store: the trials that failed, until a r
 PART_GLOB = "part-*.parquet"
 PLAN_GLOB = "plan-*.parquet"
 PLAN_COLUMNS = ("trial_id", "config_hash", "dataset", "trial", "method", "params")
+LOCK_FILE = "run.lock"
 _READ_ATTEMPTS = 5
 
 
@@ -53,9 +62,33 @@ class DamagedStoreError(ValueError):
         self.paths = paths
 
 
+class StoreLockedError(RuntimeError):
+    """Another live process holds the store's lock (module docstring, "The lock"); ``pid`` is its pid."""
+
+    def __init__(self, message: str, pid: int | None):
+        super().__init__(message)
+        self.pid = pid
+
+
 def store_dir(exp_dir) -> Path:
     """The store folder of an experiment folder."""
     return Path(exp_dir) / STORE_DIR
+
+
+def folder_problem(path) -> str | None:
+    """Why files cannot be written into the folder ``path`` (None: they can; it need not exist yet): it,
+    or the nearest existing folder above it, is a file, or that folder is not writable. Nothing is left
+    behind (writability is probed by making and removing a folder: access bits do not bind root)."""
+    path = Path(path).expanduser().absolute()
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    try:
+        with tempfile.TemporaryDirectory(dir=existing, prefix=".csrepro-probe-"):
+            pass
+    except OSError as err:
+        return f"{existing} is not writable ({err.strerror})"
+    return None
 
 
 def atomic_write(path, data: bytes | str) -> Path:
@@ -69,6 +102,72 @@ def atomic_write(path, data: bytes | str) -> Path:
         os.fsync(f.fileno())
     os.replace(tmp, path)
     return path
+
+
+def lock_holder(exp_dir) -> int | None:
+    """The pid of the live process holding the lock of ``exp_dir`` (None: nobody; nothing is created)."""
+    path = Path(exp_dir) / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _pid_in(fd) or -1
+    finally:
+        os.close(fd)  # closing releases a shared lock taken just to probe
+    return None
+
+
+def check_unlocked(exp_dir) -> None:
+    """Raise StoreLockedError when another process holds the lock of ``exp_dir``."""
+    pid = lock_holder(exp_dir)
+    if pid is not None:
+        raise _locked(exp_dir, pid)
+
+
+@contextlib.contextmanager
+def store_lock(exp_dir):
+    """Hold the lock of ``exp_dir`` (created with its folder) for the ``with`` block; StoreLockedError when
+    another live process holds it. The file is removed on exit (module docstring, "The lock")."""
+    path = Path(exp_dir) / LOCK_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = _pid_in(fd)
+            os.close(fd)
+            raise _locked(exp_dir, pid or -1) from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:  # else the holder removed the file between our open and our flock: open the new one
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield path
+    finally:
+        path.unlink(missing_ok=True)  # before unlocking, so that a waiting opener sees a new file
+        os.close(fd)
+
+
+def _pid_in(fd: int) -> int | None:
+    try:
+        return int(os.pread(fd, 32, 0).decode().strip() or 0) or None
+    except (OSError, ValueError):
+        return None
+
+
+def _locked(exp_dir, pid: int) -> StoreLockedError:
+    who = f"pid {pid}" if pid > 0 else "another process"
+    return StoreLockedError(f"the results folder {exp_dir} is in use by a run ({who}); wait for it to finish "
+                            "(this command then resumes its trials) or set another results.root", pid)
 
 
 def write_part(exp_dir, rows) -> Path | None:

@@ -214,7 +214,7 @@ def test_kfold_trials_enumerate_repeat_and_fold(tmp_path):
 
 def test_per_dataset_overrides(tmp_path):
     rows = runner.run_experiment(config(tmp_path, n_trials=1, per_dataset={
-        "sk_iris": {"protocol": {"test_size": 30}},
+        "sk_iris": {"protocol": {"test_count": 30}},
         "sk_wine": {"cost": {"kind": "zero_one"}},
         "sk_digits": {"protocol": {"name": "nope"}}}))  # not in exp.datasets: unused
     n_test = rows.groupby("dataset")["n_test"].first()

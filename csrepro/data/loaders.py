@@ -14,6 +14,9 @@ from it has exactly the registry's fingerprint (``table_fingerprint``); otherwis
 names the file, the expected and actual sha256 and the fix. Every load checks rows, features and
 classes against the registry (``ShapeError``), so a source can never silently give other data.
 Parsed datasets are cached per process; every call returns fresh copies of the arrays.
+
+Errors are one line ending in the fix; the settings are named as the command line takes them
+(``data.root``, ``data.download``), with the argument of :func:`load_dataset` beside them.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from csrepro import __version__
 from csrepro.data.registry import DataFile, DatasetSpec, get_spec
 
 ENV_DATA_DIR = "CSREPRO_DATA_DIR"
+#: the data directory setting, as the command line and load_dataset take it
+ROOT_SETTING = "data.root (data_root= in load_dataset)"
 ENV_CACHE_DIR = "CSREPRO_CACHE_DIR"
 DOWNLOAD_TIMEOUT_S = 60
 #: the default data directory: the mirror beside the repository, used when it exists
@@ -47,7 +52,11 @@ DEFAULT_DATA_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "dat
 
 
 class DataError(RuntimeError):
-    """A dataset could not be loaded as the registry describes it."""
+    """A dataset could not be loaded as the registry describes it; ``what`` is the problem without the fix."""
+
+    def __init__(self, message: str, what: str | None = None):
+        super().__init__(message)
+        self.what = what or message
 
 
 class ChecksumError(DataError):
@@ -92,7 +101,7 @@ class Dataset:
 def resolve_data_root(data_root=None) -> Path | None:
     """The data directory: ``data_root``, else ``$CSREPRO_DATA_DIR``, else ``<repo>/../shared/datasets`` if present."""
     if data_root is not None:
-        path, origin = Path(data_root).expanduser(), "data_root"
+        path, origin = Path(data_root).expanduser(), ROOT_SETTING
     elif os.environ.get(ENV_DATA_DIR):
         path, origin = Path(os.environ[ENV_DATA_DIR]).expanduser(), f"${ENV_DATA_DIR}"
     else:
@@ -152,7 +161,7 @@ def _load_cached(spec: DatasetSpec, root: str | None, cache: str | None, downloa
                                 "groups": None}, {"source": "synthetic"})
     tried = []
     if root is None:
-        tried.append(f"no data directory (data_root not given, ${ENV_DATA_DIR} unset, "
+        tried.append(f"no data directory (data.root not given, ${ENV_DATA_DIR} unset, "
                      f"{DEFAULT_DATA_ROOT} absent)")
     else:
         paths = _complete_files(spec, Path(root))
@@ -181,11 +190,11 @@ def _load_cached(spec: DatasetSpec, root: str | None, cache: str | None, downloa
             else:
                 return _from_openml(spec, features, target, categorical)
     advice = ("or retry where the download URLs or OpenML are reachable" if download
-              else "or call load_dataset(..., download=True) to fetch the files into the cache")
+              else "or allow downloads into the cache (data.download=true; download=True in load_dataset)")
     raise DataNotFoundError(
         f"dataset {spec.name!r} not found. Tried: {'; '.join(tried)}. Fix: set {ENV_DATA_DIR} to a folder "
         f"laid out like the mirror (e.g. export {ENV_DATA_DIR}=/path/to/shared/datasets, holding "
-        f"{spec.files[0].path}), or pass data_root=..., {advice}.")
+        f"{spec.files[0].path}) or give it as {ROOT_SETTING}, {advice}.")
 
 
 def _complete_files(spec: DatasetSpec, root: Path) -> list[Path] | None:
@@ -230,7 +239,7 @@ def _bytes_match(f: DataFile, raw: bytes) -> bool:
 
 _FIX = {
     "data_root": "replace the file(s) with the mirror's copies (sha256 in MANIFEST.csv), or point "
-                 f"${ENV_DATA_DIR} / data_root at a correct mirror",
+                 f"{ROOT_SETTING} or ${ENV_DATA_DIR} at a correct mirror",
     "cache": "delete the file(s) so that they are downloaded again",
     "download": "the downloaded file(s) were deleted; the server's copy is not the registered one. Retry later, "
                 f"or set ${ENV_DATA_DIR} to a verified mirror",
@@ -249,10 +258,11 @@ def _load_files(spec: DatasetSpec, paths: list[Path], source: str) -> Dataset:
     except Exception as exc:
         if not differ:
             raise
-        lines = "\n".join(f"  {p}: expected sha256 {f.sha256}, got {got}" for p, f, got in differ)
+        files = "; ".join(f"{p}: expected sha256 {f.sha256}, got {got}" for p, f, got in differ)
+        parsed = getattr(exc, "what", None) or f"{type(exc).__name__}: {exc}"
         raise ChecksumError(
-            f"{spec.name}: file(s) differ from the registered checksums and do not parse to the registered "
-            f"table:\n{lines}\nParsing them gave: {type(exc).__name__}: {exc}\nFix: {_FIX[source]}.") from exc
+            f"{spec.name}: file(s) differ from the registered checksums ({files}) and do not parse to the "
+            f"registered table ({parsed}). Fix: {_FIX[source]}.") from exc
 
 
 def _decompress(raw: bytes, path: str) -> bytes:
@@ -467,19 +477,21 @@ def _verified(spec: DatasetSpec, table: dict, meta: dict, exact: bool = True) ->
     got = (X.shape[0], X.shape[1], len(np.unique(y)), None if mask is None else int(mask.sum()))
     want = (spec.n_rows, spec.n_features, spec.n_classes, spec.n_test if exact else None)
     if got != want:
-        raise ShapeError(
-            f"{spec.name}: parsed {got[0]} rows, {got[1]} features, {got[2]} classes, {got[3]} predefined test "
-            f"rows from {meta.get('files') or meta['source']}; the registry expects {want[0]} rows, {want[1]} "
-            f"features, {want[2]} classes, {want[3]} test rows. Fix: use the registered files (see "
-            f"MANIFEST.csv of the mirror) or point ${ENV_DATA_DIR} at a correct mirror.")
+        what = (f"parsed {got[0]} rows, {got[1]} features, {got[2]} classes, {got[3]} predefined test rows from "
+                f"{meta.get('files') or meta['source']}; the registry expects {want[0]} rows, {want[1]} features, "
+                f"{want[2]} classes, {want[3]} test rows")
+        raise ShapeError(f"{spec.name}: {what}. Fix: use the registered files (see MANIFEST.csv of the mirror) or "
+                         f"point {ROOT_SETTING} or ${ENV_DATA_DIR} at a correct mirror.", what)
     if exact:
         digest = table_fingerprint(X, y, mask)
         if digest != spec.parsed_sha256:
-            raise ChecksumError(
-                f"{spec.name}: the parsed table's fingerprint is {digest}, the registry expects "
-                f"{spec.parsed_sha256} (files: {meta.get('files') or meta['source']}). If the files match their "
-                f"sha256 this means the parser or pandas/numpy changed behaviour: compare with the versions the "
-                f"registry was made with before trusting results.")
+            what = (f"the parsed table's fingerprint is {digest}, the registry expects {spec.parsed_sha256} "
+                    f"(from {meta.get('files') or meta['source']})")
+            # files reach this check only when their bytes match the registry (_load_files): the code changed
+            cause = ("the files match their registered sha256, so the parser or pandas/numpy changed behaviour"
+                     if meta.get("files") else f"the {meta['source']} data changed (scikit-learn/numpy version?)")
+            raise ChecksumError(f"{spec.name}: {what}; {cause}. Fix: compare with the versions the registry was "
+                                "made with before trusting results.", what)
     if table["groups"] is not None:
         meta = {**meta, "groups": table["groups"]}
     meta = {**meta, "title": spec.title, "uci_page": spec.uci_page, "papers": list(spec.papers),

@@ -41,8 +41,10 @@ A report never destroys a report:
   comparison.csv, as ``--fidelity`` does) and fails when none has one; FIDELITY.md is not
   rewritten without an experiment it lists, unless ``--force``.
 
-Errors print one line, ``report error: ...``, on stderr and exit with status 2 for a missing or
-invalid experiment config, else 1: a missing or empty store, a store without the plan, a report
+An experiment without a paper (``paper: ""``, e.g. smoke) is reported all the same, without
+published cells. Errors print one line, ``report error: ...``, on stderr and exit with status 2 for a
+missing or invalid experiment config or an ``--out`` (or report folder) that is a file or not writable
+(checked first), else 1: a missing or empty store, a store without the plan, a report
 that would overwrite a fuller one, a damaged store (csrepro.store) (``--debug`` or
 HYDRA_FULL_ERROR=1: the traceback instead).
 """
@@ -83,7 +85,7 @@ from csrepro.report.tables import (
     reproduce,
     table_specs,
 )
-from csrepro.store import PART_GLOB, atomic_write, read_plan, read_store, store_dir
+from csrepro.store import PART_GLOB, atomic_write, folder_problem, read_plan, read_store, store_dir
 
 
 class ReportError(Exception):
@@ -96,6 +98,10 @@ class NoResultsError(ReportError):
 
 class NoPlanError(ReportError):
     """The store holds no plan of the config (csrepro.store, "The plan"); nothing was written."""
+
+
+class UsageError(ReportError):
+    """A command-line option that cannot be honoured (e.g. ``--out`` naming a file); exit status 2."""
 
 
 class OverwriteError(ReportError):
@@ -359,12 +365,12 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
     OverwriteError (see check_overwrite) before writing anything.
     """
     name = _select(cfg, "exp.name", default=exp)
-    paper = _select(cfg, "exp.paper", "paper")
-    if not paper:
-        raise ValueError(f"experiment {exp!r} names no paper; set `paper: <folder under experiments/>` "
-                         f"in conf/exp/{exp}.yaml")
+    paper = _select(cfg, "exp.paper", "paper") or ""  # none (e.g. smoke): a report without published cells
     exp_dir = results_root(cfg) / name
     target = Path(out) / name if out is not None else exp_dir
+    if why := folder_problem(target):
+        raise UsageError(f"{name}: cannot write the report in {target}: {why}; "
+                         + ("give --out a writable folder" if out is not None else "pass --out DIR (a writable folder)"))
     checked = validated(cfg)  # first, as the runner does
     full = _full_config(exp, cfg, checked, conf_dir)
     store, plan, reduced, unplanned, why = _read_store(name, exp_dir, checked, full, run_command(exp, overrides))
@@ -376,8 +382,9 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
         print(f"{name}: left out {reduced} stored trials of conf/exp/{exp}.yaml that the overrides leave out")
     if unplanned:
         print(f"{name}: left out {unplanned} stored trials that conf/exp/{exp}.yaml (with the overrides) does not plan")
-    pub_path = Path(experiments_dir) / paper / "published.csv"
-    published = load_published(pub_path) if pub_path.is_file() else pd.DataFrame(columns=PUBLISHED_COLUMNS + ["bold"])
+    pub_path = Path(experiments_dir) / paper / "published.csv" if paper else None
+    published = load_published(pub_path) if pub_path is not None and pub_path.is_file() \
+        else pd.DataFrame(columns=PUBLISHED_COLUMNS + ["bold"])
     report = _select(cfg, "exp.report", "report", default={})
     methods_cfg = _select(cfg, "exp.methods", default={})
     datasets = _select(cfg, "exp.datasets", default=[])
@@ -416,10 +423,12 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
         figures = make_figures(report.get("figures"), stage / "figures", store, cfg)
         c = counts(comparison)
         short = short_cells(comparison)
-        source = f"experiments/{paper}/published.csv" if pub_path.is_file() else f"no {pub_path}"
+        source = (f"experiments/{paper}/published.csv" if pub_path is not None and pub_path.is_file()
+                  else f"no {pub_path}" if paper else "the experiment reproduces no paper")
         left_out = (f"- Left out: {unplanned} stored trials of settings this config does not plan (e.g. an earlier "
                     "protocol, cost or method parameter); `csrepro.store.delete_trials` removes them")
-        lines = [f"# {name}: published vs reproduced ({paper}){' — PARTIAL' if partial else ''}", "",
+        title = f"published vs reproduced ({paper})" if paper else "reproduced (no paper: no published cells)"
+        lines = [f"# {name}: {title}{' — PARTIAL' if partial else ''}", "",
                  *([headline, ""] if partial else []),
                  "## Provenance", "", f"- Report: {prov.line()}",
                  *results_lines(store, read_run_info(exp_dir)),
@@ -543,10 +552,12 @@ def main(argv=None) -> int:
         if debug:
             raise
         print(f"report error: {_one_line(err)}", file=sys.stderr)
-        return 2 if isinstance(err, ConfigError) else 1
+        return 2 if isinstance(err, (ConfigError, UsageError)) else 1
 
 
 def _run(ns, names: list[str], overrides: list[str], prov: Provenance, debug: bool) -> int:
+    if ns.out is not None and (why := folder_problem(ns.out)):
+        raise UsageError(f"--out {ns.out}: {why}; give a writable folder (nothing was written)")
     options = {"conf_dir": ns.conf_dir, "force": ns.force, "out": ns.out, "overrides": overrides}
     if names:
         report_experiment(names[0], compose(names[0], overrides, conf_dir=ns.conf_dir), ns.experiments_dir, prov,

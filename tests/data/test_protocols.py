@@ -80,8 +80,20 @@ def test_three_way_holdout():
 
 
 def test_unstratified_holdout_sizes():
-    [(train, test)] = make_splits(np.zeros(10), "holdout", 0, test_size=3, stratify=False)
+    [(train, test)] = make_splits(np.zeros(10), "holdout", 0, test_count=3, stratify=False)
     assert len(test) == 3 and len(train) == 7
+
+
+def test_a_count_splits_as_the_holdout_function_with_an_int():
+    """test_count=k draws what holdout(test_size=k) draws, so stores written when counts were ints under
+    test_size keep their splits."""
+    y = _labels([20, 15, 5])
+    for seed in range(5):
+        [split] = make_splits(y, "predefined_or_holdout", seed, test_count=7, stratify=False)
+        old = holdout(y, 7, None, np.random.default_rng(seed), False)
+        assert all(np.array_equal(a, b) for a, b in zip(split, old)) and len(split[1]) == 7
+    [(_, val, test)] = make_splits(y, "holdout", 0, test_size=0.25, val_count=4)
+    assert (len(val), len(test)) == (4, 10)
 
 
 @pytest.mark.parametrize("protocol, params", [
@@ -164,7 +176,18 @@ def test_inner_splits_stay_inside_training_rows():
     ("kfold", {"stratify": "yes"}, None, "stratify must be True or False"),
     ("repeated_kfold", {"n_repeats": 0}, None, "n_repeats must be an int"),
     ("holdout", {"test_size": 1.5}, None, r"test_size must be a fraction in \(0, 1\)"),
-    ("holdout", {"test_size": 30}, None, "test_size must be an int"),
+    ("holdout", {"test_size": 30}, None, r"test_size=30 is not a fraction in \(0, 1\); for 30 rows write test_count=30"),
+    ("holdout", {"test_size": 1}, None, r"test_size=1 is ambiguous \(one row, or every row\?\)"),
+    ("holdout", {"test_size": 1.0}, None, r"test_size=1.0 is ambiguous"),
+    ("holdout", {"test_size": 0}, None, r"test_size must be a fraction in \(0, 1\), got 0"),
+    ("holdout", {"test_size": -0.2}, None, r"test_size must be a fraction in \(0, 1\), got -0.2"),
+    ("holdout", {"test_size": True}, None, r"test_size must be a fraction in \(0, 1\), got True"),
+    ("holdout", {"test_count": 1}, None, r"test_count must be a number of rows, an int >= 2, got 1 \(a fraction"),
+    ("holdout", {"test_count": 0.3}, None, r"test_count=0.3 is a number of rows; for a fraction write test_size=0.3"),
+    ("holdout", {"test_count": 30}, None, r"test_count=30 rows, but the data has 30 rows"),
+    ("holdout", {"test_size": 0.2, "test_count": 5}, None, r"test_size=0.2 and test_count=5 both size the test part"),
+    ("holdout", {"val_size": 2}, None, r"val_size=2 is not a fraction in \(0, 1\); for 2 rows write val_count=2"),
+    ("predefined_or_holdout", {"test_size": 1}, None, "test_size=1 is ambiguous"),
     ("holdout", {"test_size": 0.5, "val_size": 0.5}, None, "leave some for training"),
     ("predefined", {}, None, "needs predefined_test"),
     ("predefined", {}, np.ones(30, bool), "some but not all"),
