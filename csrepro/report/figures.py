@@ -15,6 +15,19 @@ from pathlib import Path
 from csrepro.provenance import REPO_ROOT
 
 PAPERS_DIR = REPO_ROOT / "experiments"
+#: one colour per method group, the same in every figure (the site's tables use the same colours): a
+#: group is the paper a method reproduces, or "baseline"; colour-blind-safe (Okabe & Ito 2008)
+GROUP_COLOURS = {
+    "baseline": "#0072B2", "Beijbom 2014": "#D55E00", "Appel 2016": "#009E73", "Koco 2013": "#CC79A7",
+    "O'Brien 2008": "#E69F00",
+}
+#: the colour of a group GROUP_COLOURS does not name
+OTHER_COLOUR = "#999999"
+
+
+def group_colour(group: str) -> str:
+    """The colour of a method group (:data:`GROUP_COLOURS`; :data:`OTHER_COLOUR` for another group)."""
+    return GROUP_COLOURS.get(group, OTHER_COLOUR)
 
 
 def paper_module(paper: str):

@@ -25,20 +25,25 @@ an error leaves the existing site as it was.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
+import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from csrepro.provenance import RUN_INFO
-from csrepro.report.compare import COMPARISON_COLUMNS, RULE, TRIAL_COLUMNS
-from csrepro.report.fidelity import counts, short_cells
+from csrepro.provenance import REPO_ROOT, RUN_INFO
+from csrepro.report.compare import CELL_KEY, COMPARISON_COLUMNS, RULE, TRIAL_COLUMNS
+from csrepro.report.fidelity import (NAMED, VERDICTS, ExperimentFidelity, counts, ledger, ledger_counts,
+                                     load_claims, load_ledger, resolve_causes, short_cells)
+from csrepro.report.figures import group_colour
 from csrepro.report.provenance import read_run_info
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -55,8 +60,13 @@ PAPERS = {
     "obrien": "O'Brien, Gupta & Gray 2008, partition matrices",
     "combo": "Koço & Capponi 2013, CoMBo",
 }
-#: figure-data CSVs with more rows are linked, not rendered
-MAX_ROWS = 500
+#: a CSV table with more rows and a ``dataset`` column is shown as one collapsible section per data set
+SPLIT_ROWS = 100
+#: the packages whose versions every page names
+PACKAGES = ("numpy", "scipy", "scikit-learn", "lightgbm", "xgboost", "csrepro")
+#: an absolute path to a file of a clone of the repository (this one or another): the part before the
+#: repository's top-level folder, dropped from every text the site shows
+CLONE_PREFIX = re.compile(r"(?<![\w.:/~-])/(?:[^\s/<>\"'`|()\[\]]+/)+?(?=(?:experiments|results|csrepro|conf|tests|scripts)/)")
 
 
 class SiteError(ValueError):
@@ -92,26 +102,70 @@ def published_number(x) -> str:
     return "" if x is None or pd.isna(x) else f"{float(x):.10g}"
 
 
+def _one_line(err: BaseException) -> str:
+    """An error's message on one line, without absolute paths."""
+    return scrub(" ".join(str(err).split()))
+
+
 def _exact(x) -> str:
     """Full-precision text of a value for data-value attributes ("" for NaN)."""
     return "" if x is None or pd.isna(x) else repr(float(x))
 
 
+def scrub(text: str) -> str:
+    """``text`` without absolute paths into a clone of the repository: "<clone>/experiments/x" becomes
+    "experiments/x" (:data:`CLONE_PREFIX`), whichever clone wrote it."""
+    return CLONE_PREFIX.sub("", str(text).replace(f"{REPO_ROOT}/", ""))
+
+
+def relative_command(command: str) -> str:
+    """``command`` with each absolute path argument (or ``key=`` value) relative to the repository, or
+    "…/<name>" for a path outside it."""
+    def rel(arg: str) -> str:
+        key, eq, value = arg.partition("=") if not arg.startswith("/") else ("", "", arg)
+        if not value.startswith("/"):
+            return arg
+        path = Path(value)
+        try:
+            value = path.relative_to(REPO_ROOT).as_posix() or "."
+        except ValueError:
+            value = f".../{path.name}"
+        return f"{key}{eq}{value}"
+
+    try:
+        return shlex.join(rel(a) for a in shlex.split(command))
+    except ValueError:
+        return scrub(command)
+
+
+def package_versions() -> list[tuple[str, str]]:
+    """(package, installed version or "not installed") of each of :data:`PACKAGES`."""
+    out = []
+    for name in PACKAGES:
+        try:
+            out.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            out.append((name, "not installed"))
+    return out
+
+
 # --- a small markdown reader for the reports' tables (no markdown package needed) -----------------
 
-INLINE = re.compile(r"`([^`]+)`|\*\*(.+?)\*\*|\[([^\]]+)\]\([^)]*\)")
+INLINE = re.compile(r"`([^`]+)`|\*\*(.+?)\*\*|(!?)\[([^\]]*)\]\(([^)]*)\)")
 
 
 def inline(text: str) -> list[dict]:
-    """Segments of one line of markdown: {"kind": "text" | "code" | "b", "text": ...}; a link keeps
-    its text only (its target is a file of the results folder, not of the site)."""
+    """Segments of one line of markdown: {"kind": "text" | "code" | "b" | "link" | "image", "text": ...};
+    a link or image also has its "target" (a file of the results folder; the site maps it to its copy,
+    or shows the text only)."""
     out, pos = [], 0
     for m in INLINE.finditer(text):
         if m.start() > pos:
             out.append({"kind": "text", "text": text[pos:m.start()]})
-        code, bold, link = m.groups()
+        code, bold, bang, label, target = m.groups()
         out.append({"kind": "code", "text": code} if code is not None else
-                   {"kind": "b", "text": bold} if bold is not None else {"kind": "text", "text": link})
+                   {"kind": "b", "text": bold} if bold is not None else
+                   {"kind": "image" if bang else "link", "text": label, "target": target})
         pos = m.end()
     if pos < len(text):
         out.append({"kind": "text", "text": text[pos:]})
@@ -126,6 +180,8 @@ def _row_cells(line: str) -> list[str]:
 
 
 SEPARATOR = re.compile(r"^\s*:?-+:?\s*$")
+#: the cells of a table row that holds no number (e.g. a "pub" row of a table whose paper gives none)
+EMPTY_CELLS = {"", "—", "-", "pub"}
 
 
 def markdown_blocks(text: str) -> list[dict]:
@@ -148,8 +204,11 @@ def markdown_blocks(text: str) -> list[dict]:
                 rows.append(cells)
             width = max(len(r) for r in rows)
             align += [""] * (width - len(align))
+            body = [r for r in rows[1:] if not set(r) <= EMPTY_CELLS]
             blocks.append({"kind": "table", "align": align, "head": [inline(c) for c in rows[0]],
-                           "rows": [[inline(c) for c in r] + [[]] * (width - len(r)) for r in rows[1:]]})
+                           "rows": [[inline(c) for c in r] + [[]] * (width - len(r)) for r in body],
+                           # a row with an empty first cell continues the row above: sorting would split them
+                           "sortable": all(r[0] for r in body)})
         elif m := re.match(r"^(#{1,6})\s+(.*)$", line):
             blocks.append({"kind": "heading", "level": min(6, len(m[1]) + 2), "text": inline(m[2].strip())})
             i += 1
@@ -216,7 +275,8 @@ def _run_stamp(folder: Path) -> dict | None:
     info = read_run_info(folder)
     if info is None:
         return None
-    return {k: str(info.get(k, "?")) for k in ("command", "started", "finished", "git_commit")}
+    stamp = {k: str(info.get(k, "?")) for k in ("command", "started", "finished", "git_commit")}
+    return {**stamp, "command": relative_command(stamp["command"])}
 
 
 def _status(row) -> str:
@@ -226,15 +286,63 @@ def _status(row) -> str:
     return "outside" if not pd.isna(row["reproduced"]) else "missing"
 
 
+#: the parts of a fidelity bar: within tolerance, outside (or without a value) with a named cause,
+#: published only (nothing to reproduce), unexplained
+SPLIT = ("within", "named", "published_only", "unexplained")
+
+
 def _bar(c: dict) -> dict:
+    """Counts ``c`` (published and :data:`SPLIT`) with each part's share in percent (``<part>_pct``)."""
     n = c["published"]
-    return {**c, **{f"{k}_pct": (100.0 * c[k] / n if n else 0.0) for k in ("within", "outside", "missing")}}
+    return {**c, **{f"{k}_pct": (100.0 * c[k] / n if n else 0.0) for k in SPLIT}}
 
 
-def comparison_tables(name: str, frame: pd.DataFrame) -> list[dict]:
-    """Per table of a comparison (in file order): its cells, counts, bar widths and partial state."""
+def _split(cells: pd.DataFrame) -> dict:
+    """The :data:`SPLIT` counts of comparison or ledger rows with ``status`` and ``cause`` columns."""
+    return _bar({k: ledger_counts(cells)[k] for k in ("published", *SPLIT)})
+
+
+def evidence_links(evidence: str, paper: str, experiments: dict[str, str], held=lambda rel: False) -> list[dict]:
+    """The references of an evidence field (joined by " + ", csrepro.report.fidelity) as {"text", "href"}:
+    a NOTES heading links to the notes page; results/<exp>/figures/<file> to the site's copy where it
+    holds one (``held(site path)``), else results/<exp>/... to the experiment on its paper page
+    (``experiments``: name -> paper); anything else (a test, another file) is text ("href" "")."""
+    out = []
+    for ref in (r.strip() for r in str(evidence).split(" + ")):
+        if not ref:
+            continue
+        file, _, heading = ref.partition("#")
+        href = ""
+        if file in ("NOTES.md", f"experiments/{paper}/NOTES.md") or re.fullmatch(r"experiments/\w+/NOTES\.md", file):
+            owner = paper if file == "NOTES.md" else file.split("/")[1]
+            href = f"notes/{owner}.html" + (f"#{slug(heading)}" if heading else "")
+        elif (m := re.match(r"results/([^/]+)/(?:figures/([^/]+))?", file)) and m[1] in experiments:
+            exp, name = m[1], m[2] or ""
+            copy = f"{'data' if name.endswith('.csv') else 'figures'}/{exp}/{name}"
+            href = (copy if name and held(copy) else
+                    "leaderboard.html" if exp == LEADERBOARD else f"papers/{experiments[exp]}.html#{slug(exp)}")
+        out.append({"text": scrub(ref), "href": href})
+    return out
+
+
+def with_causes(comp: pd.DataFrame, causes: pd.DataFrame) -> pd.DataFrame:
+    """Comparison rows with ``status`` ("within", "outside", "missing") and, for a cell not within,
+    ``cause``, ``evidence``, ``detail`` from the paper's deviations.csv rows ``causes`` ("" where none)."""
+    out = comp.assign(status=[_status(r) for _, r in comp.iterrows()], cause="", evidence="", detail="")
+    missed = out["status"] != "within"
+    if missed.any() and len(causes):
+        found = resolve_causes(out.loc[missed, CELL_KEY].astype(str), causes)
+        out.loc[missed, ["cause", "evidence", "detail"]] = found[["cause", "evidence", "detail"]].to_numpy()
+    return out
+
+
+def comparison_tables(name: str, frame: pd.DataFrame, causes: pd.DataFrame | None = None, paper: str = "",
+                      experiments: dict[str, str] | None = None, held=lambda rel: False) -> list[dict]:
+    """Per table of a comparison (in file order): its cells (with the cause of a cell not within, from
+    ``causes``, the paper's deviations.csv), the :data:`SPLIT` counts, bar widths and partial state."""
     tables = []
     has_trials = set(TRIAL_COLUMNS) <= set(frame.columns)
+    frame = with_causes(frame, causes if causes is not None else pd.DataFrame())
     for table, comp in frame.groupby("table", sort=False):
         cells = []
         for _, row in comp.iterrows():
@@ -247,30 +355,225 @@ def comparison_tables(name: str, frame: pd.DataFrame) -> list[dict]:
                 "published": published_number(row["published"]), "published_value": _exact(row["published"]),
                 "reproduced": number(row["reproduced"]), "reproduced_value": _exact(row["reproduced"]),
                 "se": number(row["reproduced_se"], 2), "se_value": _exact(row["reproduced_se"]),
-                "tolerance": number(row["tolerance"], 3), "status": _status(row), "trials": trials,
+                "tolerance": number(row["tolerance"], 3), "status": row["status"], "trials": trials,
                 "short": bool(trials) and int(row["n_trials"]) < int(row["n_planned"]),
+                "cause": row["cause"], "explained": row["cause"] in (*NAMED, "published_only"),
+                "evidence": evidence_links(row["evidence"], paper, experiments or {}, held),
+                "detail": scrub(row["detail"]),
             })
         tables.append({"id": str(table), "anchor": f"{slug(name)}--{slug(table)}", "cells": cells,
-                       "counts": _bar(counts(comp)), "short": short_cells(comp)})
+                       "counts": {**counts(comp), **_split(comp)}, "short": short_cells(comp)})
     return tables
 
 
-def csv_table(path: Path) -> dict:
-    """A figure-data CSV as a table of strings (floats with 4 significant figures); at most MAX_ROWS rows."""
+#: headers of the CSV columns the site knows (others: the name with spaces, capitalised)
+LABELS = {
+    "method": "Method", "group": "Group", "family": "Cost family", "dataset": "Data set", "problem": "Problem",
+    "average_rank": "Average rank", "relative_cost": "Relative cost vs reference, % [low, high]",
+    "median_fit_seconds": "Median fit time (s)", "best_baseline": "Reference", "reference": "Reference",
+    "n_problems": "Problems", "mean_cost": "Mean cost [low, high]", "n_splits": "Splits", "scope": "Scope",
+    "n_methods": "Methods", "test": "Test", "p_value": "p-value", "posthoc": "Post-hoc test",
+    "critical_difference": "Critical difference (average rank)", "selected": "Chosen settings",
+    "n_samples": "Size (rows)", "n_features": "Features", "n_classes": "Classes (K)",
+    "imbalance_ratio": "Imbalance ratio (largest / smallest class)",
+}
+
+
+def _label(col: str) -> str:
+    return LABELS.get(col, col.replace("_", " ").capitalize())
+
+
+def _numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def table_columns(frame: pd.DataFrame) -> list[dict]:
+    """The shown columns of a CSV: {"label", "keys", "kind"}.  ``kind`` is "text", "int", "num" or "pct" (a
+    fraction as a signed percentage; columns named relative*); a numeric column followed by two numeric
+    columns named *low and *high is one column "value [low, high]"; wins, ties and losses are one "wtl"."""
+    names, out, i = [str(c) for c in frame.columns], [], 0
+    wtl = {"wins", "ties", "losses"} <= set(names)
+    while i < len(names):
+        c, nxt = names[i], names[i + 1:i + 3]
+        if wtl and c in ("ties", "losses"):
+            i += 1
+            continue
+        if wtl and c == "wins":
+            out.append({"label": "W / T / L", "keys": ["wins", "ties", "losses"], "kind": "wtl"})
+            i += 1
+            continue
+        kind = "text"
+        if _numeric(frame[c]):
+            values = frame[c].dropna()
+            kind = ("pct" if c.startswith("relative") else
+                    "int" if len(values) and (values == values.round()).all() and values.abs().max() < 1e15 else "num")
+        if (kind in ("num", "pct") and len(nxt) == 2 and nxt[0].endswith("low") and nxt[1].endswith("high")
+                and all(_numeric(frame[n]) for n in nxt)):
+            out.append({"label": _label(c) if "[" in _label(c) else f"{_label(c)} [low, high]", "keys": [c, *nxt],
+                        "kind": kind})
+            i += 3
+            continue
+        out.append({"label": _label(c), "keys": [c], "kind": kind})
+        i += 1
+    return out
+
+
+def _text(kind: str, v) -> str:
+    if v is None or (not isinstance(v, str) and pd.isna(v)):
+        return ""
+    if kind == "pct":
+        return _pct(v)
+    if kind in ("int", "wtl"):
+        return str(int(v))
+    return number(v) if kind == "num" else str(v)
+
+
+def _cell(col: dict, row: dict) -> dict:
+    """One shown cell: its parts (each CSV value: column, exact value, text, display scale), its sort key."""
+    kind = col["kind"]
+    parts = [{"col": k, "value": _text("text", row[k]) if kind == "text" else _exact(row[k]),
+              "text": _text(kind, row[k]), "scale": 100 if kind == "pct" else 1} for k in col["keys"]]
+    first = row[col["keys"][0]]
+    if kind == "wtl":
+        sort = _exact(float(row["wins"]) - float(row["losses"]))
+    else:
+        sort = parts[0]["value"] if kind != "text" else ("" if pd.isna(first) else str(first))
+    colour = group_colour(str(first)) if col["keys"][0] == "group" else ""
+    return {"parts": parts, "kind": kind, "sort": sort, "colour": colour}
+
+
+def csv_table(path: Path, href: str, order=(), anchor: str = "") -> dict:
+    """A CSV (``href``: its copy in the site) as a complete table: {"csv", "name", "columns", "groups", "n"};
+    ``groups`` holds every row, as one group or, past :data:`SPLIT_ROWS` rows with a ``dataset`` column,
+    one group per data set ({"key", "rows"}); a row is {"index" (its row in the CSV), "cells"}.  The
+    columns named in ``order`` come first, in that order."""
     try:
         frame = pd.read_csv(path)
     except (OSError, ValueError, pd.errors.ParserError) as err:
         raise SiteError(f"cannot read {path}: {' '.join(str(err).split())}") from err
+    first = [c for c in order if c in frame.columns]
+    frame = frame[first + [c for c in frame.columns if c not in first]]
+    columns = table_columns(frame)
+    rows = [{"index": i, "cells": [_cell(c, r) for c in columns]} for i, r in enumerate(frame.to_dict("records"))]
+    if len(frame) > SPLIT_ROWS and "dataset" in frame.columns:
+        keys = frame["dataset"].astype(str).tolist()
+        groups = [{"key": k, "rows": [r for r, kk in zip(rows, keys) if kk == k]} for k in dict.fromkeys(keys)]
+    else:
+        groups = [{"key": "", "rows": rows}]
+    return {"csv": href, "name": path.name, "columns": columns, "groups": groups, "n": len(frame),
+            "anchor": anchor or slug(path.stem)}
 
-    def text(v):
-        if isinstance(v, float):
-            return "" if math.isnan(v) else (str(int(v)) if v.is_integer() and abs(v) < 1e15 else number(v))
-        return str(v)
 
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
-               for c in frame.columns]
-    rows = [[text(v) for v in r] for r in frame.head(MAX_ROWS).itertuples(index=False, name=None)]
-    return {"head": [str(c) for c in frame.columns], "numeric": numeric, "rows": rows, "n": len(frame)}
+#: the leaderboard's CSV columns in the order its tables show them (others follow)
+HEADLINE = ("problem", "dataset", "family", "method", "group", "relative_cost", "relative_low", "relative_high",
+            "wins", "ties", "losses", "average_rank", "median_fit_seconds")
+#: the leaderboard's tables in page order (by file stem; others follow by name)
+TABLE_ORDER = ("leaderboard", "families", "friedman", "problems")
+#: where a leaderboard CSV may lie under results/leaderboard/
+LEADERBOARD_DIRS = ("figures", "tables", ".")
+
+
+def _leaderboard_csv(folder: Path, name: str) -> pd.DataFrame | None:
+    """results/leaderboard/<figures|tables|.>/``name``, read; None when absent or unreadable."""
+    for sub in LEADERBOARD_DIRS:
+        if (folder / sub / name).is_file():
+            try:
+                return pd.read_csv(folder / sub / name)
+            except (OSError, ValueError, pd.errors.ParserError):
+                return None
+    return None
+
+
+def _pct(x) -> str:
+    """A fraction as a signed percentage, one decimal (two below 0.05 %, so that -0.04 % is not "-0.0")."""
+    x = 100 * float(x)
+    return f"{x:+.2f}" if 0 < abs(x) < 0.05 else f"{x:+.1f}"
+
+
+def verdict(frame: pd.DataFrame, scope: str) -> dict | None:
+    """What a leaderboard table (columns method, group, relative_cost and, optionally, relative_low /
+    relative_high, wins / ties / losses, reference or best_baseline, n_problems) says of the papers' methods
+    (group other than "baseline") against the reference: "cheaper" (some interval lies below 0), "dearer"
+    (every interval lies above 0), "tie" or, without intervals, "unknown"; with the closest method's
+    relative cost, interval and W/T/L.  None when the table lacks the columns or the papers' methods."""
+    cols = set(frame.columns)
+    if not {"method", "group", "relative_cost"} <= cols:
+        return None
+    papers = frame[(frame["group"].astype(str) != "baseline") & frame["relative_cost"].notna()]
+    if papers.empty:
+        return None
+    best = papers.loc[papers["relative_cost"].idxmin()]
+    ref = next((str(frame[c].dropna().iloc[0]) for c in ("reference", "best_baseline")
+                if c in cols and frame[c].notna().any()), "the reference")
+    out = {"scope": scope, "reference": ref, "method": str(best["method"]), "group": str(best["group"]),
+           "colour": group_colour(str(best["group"])), "value": _pct(best["relative_cost"]), "interval": "",
+           "kind": "unknown", "cheaper": [], "wtl": "", "n": ""}
+    if {"relative_low", "relative_high"} <= cols:
+        out["interval"] = f"[{_pct(best['relative_low'])}, {_pct(best['relative_high'])}]"
+        out["cheaper"] = papers.loc[papers["relative_high"] < 0, "method"].astype(str).tolist()
+        out["kind"] = "cheaper" if out["cheaper"] else "dearer" if (papers["relative_low"] > 0).all() else "tie"
+    if {"wins", "ties", "losses"} <= cols:
+        out["wtl"] = " / ".join(str(int(best[k])) for k in ("wins", "ties", "losses"))
+    if "n_problems" in cols and frame["n_problems"].notna().any():
+        out["n"] = int(frame["n_problems"].max())
+    return out
+
+
+def verdict_text(v: dict) -> str:
+    """One sentence of a :func:`verdict`."""
+    closest = f"{v['method']} ({v['group']}), {v['value']} % {v['interval']}".rstrip()
+    if v["kind"] == "cheaper":
+        return (f"{', '.join(v['cheaper'])} cost{'s' if len(v['cheaper']) == 1 else ''} less than the reference "
+                f"{v['reference']} (interval below 0); the lowest: {closest}.")
+    if v["kind"] == "dearer":
+        return (f"every method of the papers costs more than the reference {v['reference']} (every interval above "
+                f"0); the closest: {closest}.")
+    if v["kind"] == "tie":
+        return (f"no method of the papers costs reliably less than the reference {v['reference']}: the closest, "
+                f"{closest}, has an interval that spans 0.")
+    return f"the closest method of the papers to the reference {v['reference']}: {closest}."
+
+
+def leaderboard_verdicts(folder: Path) -> dict:
+    """The leaderboard's verdicts: over all problems (leaderboard.csv) and per cost family (families.csv);
+    {"overall": verdict | None, "families": [verdict, ...]}."""
+    board, families = _leaderboard_csv(folder, "leaderboard.csv"), _leaderboard_csv(folder, "families.csv")
+    overall = verdict(board, "all problems") if board is not None else None
+    rows = []
+    if families is not None and "family" in families.columns:
+        for family, f in families.groupby("family", sort=False):
+            if (v := verdict(f, str(family))) is not None:
+                rows.append(v)
+    for v in [overall, *rows]:
+        if v is not None:
+            v["text"], v["words"] = verdict_text(v), KIND_WORDS[v["kind"]]
+    return {"overall": overall, "families": rows}
+
+
+#: a claim verdict after a plural count
+PLURAL = {"holds": "hold", "does not hold": "do not hold"}
+#: a leaderboard verdict's kind in a few words
+KIND_WORDS = {"cheaper": "a method of the papers is cheaper", "dearer": "every method of the papers costs more",
+              "tie": "no reliable difference", "unknown": "no interval"}
+
+
+def claims(experiments_dir: Path, experiments: dict[str, str], held=lambda rel: False) -> dict:
+    """Every experiments/<paper>/claims.csv: {"rows", "tally" (verdict -> n), "files" (paper -> path),
+    "error" (why a file could not be read, "" when none)}."""
+    rows, files, errors = [], {}, []
+    for path in sorted(experiments_dir.glob("*/claims.csv")):
+        paper = path.parent.name
+        try:
+            frame = load_claims(path.parent)
+        except (ValueError, OSError, pd.errors.ParserError) as err:
+            errors.append(_one_line(err))
+            continue
+        files[paper] = path
+        for r in frame.to_dict("records"):
+            rows.append({**{k: scrub(r[k]) for k in ("id", "claim", "location", "check", "verdict", "detail")},
+                         "paper": paper, "evidence": evidence_links(r["evidence"], paper, experiments, held)})
+    return {"rows": rows, "tally": {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}, "files": files,
+            "error": "; ".join(errors)}
 
 
 class _Site:
@@ -281,15 +584,38 @@ class _Site:
         self.env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                                undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                                keep_trailing_newline=True)
-        self.generated = {"date": prov.date, "commit": prov.commit}
+        commit = str(prov.commit)
+        self.generated = {"date": prov.date, "commit": commit.removesuffix("-dirty"),
+                          "dirty": commit.endswith("-dirty"), "command": relative_command(prov.command),
+                          "versions": package_versions()}
+        #: experiment name -> paper, for evidence links
+        self.papers: dict[str, str] = {}
 
     def write(self, page: str, template: str, **context) -> None:
+        """Render ``template`` as the page ``page``, every absolute path into a clone dropped (:func:`scrub`)."""
         depth = page.count("/")
         html = self.env.get_template(template).render(root="../" * depth, page=page, generated=self.generated,
                                                       rule=RULE, **context)
         path = self.stage / page
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(html, encoding="utf-8")
+        path.write_text(scrub(html), encoding="utf-8")
+
+    def report_blocks(self, path: Path, links: dict[str, str]) -> list[dict]:
+        """A report's markdown as blocks, each link or image whose target the site holds (``links``: target
+        as written -> site path) pointing at the copy ("href"; "" for a target the site does not hold)."""
+        blocks = markdown_blocks(path.read_text(errors="replace"))
+        segs = [s for b in blocks for s in (
+            b.get("text", []) if b["kind"] in ("heading", "paragraph") else
+            [x for item in b.get("items", []) for x in item] if b["kind"] == "list" else
+            [x for row in [b["head"], *b["rows"]] for c in row for x in c])]
+        for seg in segs:
+            if seg["kind"] in ("link", "image"):
+                seg["href"] = links.get(seg["target"], "")
+        return blocks
+
+    def held(self, rel: str) -> bool:
+        """Whether the site holds the file ``rel`` (a path from its root) so far."""
+        return (self.stage / rel).is_file()
 
     def copy(self, src: Path, rel: str) -> str:
         dest = self.stage / rel
@@ -300,23 +626,34 @@ class _Site:
     def experiment(self, exp: SiteExperiment) -> dict:
         folder = self.results / exp.name
         ctx = {"name": exp.name, "anchor": slug(exp.name), "run": None, "tables": [], "md_tables": [],
-               "figures": [], "data": [], "missing": ""}
+               "figures": [], "data": [], "missing": "", "ledger_error": "", "comparison": ""}
         path = folder / "comparison.csv"
         if not path.is_file():
             ctx["missing"] = f"no comparison.csv yet: run `python -m csrepro.report {exp.name}` after its run"
             return ctx
-        ctx["tables"] = comparison_tables(exp.name, read_comparison(path))
+        ctx["comparison"] = self.copy(path, f"data/{exp.name}/comparison.csv")
+        comparison = read_comparison(path)
         if (folder / RUN_INFO).is_file():
             ctx["run"] = _run_stamp(folder)
-        for md in sorted((folder / "tables").glob("*.md")):
-            ctx["md_tables"].append({"name": md.stem, "blocks": markdown_blocks(md.read_text(errors="replace"))})
         for png in sorted((folder / "figures").glob("*.png")):
             ctx["figures"].append({"src": self.copy(png, f"figures/{exp.name}/{png.name}"),
                                    "alt": f"{exp.name}: figure {png.stem.replace('_', ' ')}", "name": png.name})
         for csv in sorted((folder / "figures").glob("*.csv")):
-            ctx["data"].append({"href": self.copy(csv, f"data/{exp.name}/{csv.name}"), "name": csv.name,
-                                "table": csv_table(csv)})
+            href = self.copy(csv, f"data/{exp.name}/{csv.name}")
+            ctx["data"].append({"href": href, "name": csv.name,
+                                "table": csv_table(csv, href, anchor=f"{slug(exp.name)}--{slug(csv.stem)}")})
+        try:
+            ctx["tables"] = comparison_tables(exp.name, comparison, load_ledger(self.experiments_dir / exp.paper),
+                                              exp.paper, self.papers, self.held)
+        except ValueError as err:  # the paper's deviations.csv is not usable: every miss counts as unexplained
+            ctx["ledger_error"] = _one_line(err)
+            ctx["tables"] = comparison_tables(exp.name, comparison, None, exp.paper, self.papers, self.held)
+        links = {f"figures/{f['name']}": f["src"] for f in ctx["figures"]} | {
+            f"figures/{d['name']}": d["href"] for d in ctx["data"]}
+        for md in sorted((folder / "tables").glob("*.md")):
+            ctx["md_tables"].append({"name": md.stem, "blocks": self.report_blocks(md, links)})
         return ctx
+
 
     def paper_title(self, paper: str) -> str:
         if paper in PAPERS:
@@ -340,22 +677,42 @@ class _Site:
         return page
 
     def leaderboard(self) -> dict:
+        """The leaderboard page's parts: the headline table (leaderboard.csv), the figures, the chosen
+        settings and the data sets (a CSV with a ``selected`` column; one with data-set columns), the other
+        tables (per family, tests, per problem), the verdicts and REPORT.md; each CSV of results/leaderboard/
+        (its top folder, figures/ and tables/, comparison.csv aside) is shown once."""
         folder = self.results / LEADERBOARD
-        ctx = {"exists": folder.is_dir(), "run": None, "tables": [], "figures": [], "report": [],
-               "notes": self.notes(LEADERBOARD)}
+        ctx = {"exists": folder.is_dir(), "run": None, "headline": None, "settings": None, "datasets": None,
+               "tables": [], "figures": [], "report": [], "notes": self.notes(LEADERBOARD), "verdicts": None}
         if not ctx["exists"]:
             return ctx
         if (folder / RUN_INFO).is_file():
             ctx["run"] = _run_stamp(folder)
-        figures = folder / "figures"
-        for csv in sorted(figures.glob("*.csv"), key=lambda p: (p.name != "leaderboard.csv", p.name)):
-            ctx["tables"].append({"href": self.copy(csv, f"data/{LEADERBOARD}/{csv.name}"), "name": csv.name,
-                                  "anchor": slug(csv.stem), "table": csv_table(csv)})
-        for png in sorted(figures.glob("*.png")):
-            ctx["figures"].append({"src": self.copy(png, f"figures/{LEADERBOARD}/{png.name}"), "name": png.name,
-                                   "alt": f"leaderboard: {png.stem.replace('_', ' ')}"})
+        csvs = [p for sub in ("figures", "tables", ".") for p in sorted((folder / sub).glob("*.csv"))
+                if p.name != "comparison.csv"]
+        links = {}
+        for csv in sorted(csvs, key=lambda p: (TABLE_ORDER.index(p.stem) if p.stem in TABLE_ORDER
+                                               else len(TABLE_ORDER), p.name)):
+            href = self.copy(csv, f"data/{LEADERBOARD}/{csv.name}")
+            links[csv.relative_to(folder).as_posix()] = href
+            table = csv_table(csv, href, order=HEADLINE)
+            names = {k for c in table["columns"] for k in c["keys"]}
+            if csv.stem == "leaderboard" and ctx["headline"] is None:
+                ctx["headline"] = table
+            elif "selected" in names and ctx["settings"] is None:
+                ctx["settings"] = table
+            elif "dataset" in names and "method" not in names and ctx["datasets"] is None:
+                ctx["datasets"] = table
+            else:
+                ctx["tables"].append(table)
+        for sub in ("figures", "."):
+            for png in sorted((folder / sub).glob("*.png")):
+                src = self.copy(png, f"figures/{LEADERBOARD}/{png.name}")
+                links[png.relative_to(folder).as_posix()] = src
+                ctx["figures"].append({"src": src, "name": png.name, "alt": f"leaderboard: {png.stem.replace('_', ' ')}"})
         if (folder / "REPORT.md").is_file():
-            ctx["report"] = markdown_blocks((folder / "REPORT.md").read_text(errors="replace"))
+            ctx["report"] = self.report_blocks(folder / "REPORT.md", links)
+        ctx["verdicts"] = leaderboard_verdicts(folder)
         return ctx
 
 
@@ -369,6 +726,58 @@ def _run_summary(runs: list[dict]) -> dict:
     finished = sorted(r["finished"] for r in runs if r.get("finished") not in (None, "", "?"))
     return {"n": len(runs), "commits": sorted({r["git_commit"] for r in runs}),
             "first": finished[0] if finished else "?", "last": finished[-1] if finished else "?"}
+
+
+def fidelity_ledger(experiments, results: Path, experiments_dir: Path) -> tuple[pd.DataFrame | None, str]:
+    """Each published cell once with its status and cause (csrepro.report.fidelity.ledger) over the
+    experiments' comparison.csv files; (None, why) when the ledger cannot be built."""
+    found = [ExperimentFidelity(e.name, e.paper, read_comparison(results / e.name / "comparison.csv"))
+             for e in experiments if e.paper and (results / e.name / "comparison.csv").is_file()]
+    try:
+        return ledger(experiments_dir, found), ""
+    except (ValueError, OSError) as err:
+        return None, _one_line(err)
+
+
+def paper_fidelity(paper: str, exps: list[dict], cells: pd.DataFrame | None) -> dict:
+    """A paper's fidelity: {"counts" (:data:`SPLIT` over its published cells), "rows" (per published table:
+    {"table", "owner", "href", "counts", "short"}), "by": "ledger" (each published cell once, from the
+    ledger) or "experiments" (each experiment's comparison, without a ledger of the paper)}."""
+    anchors = {(e["name"], t["id"]): t for e in exps for t in e["tables"]}
+    mine = cells[cells["paper"] == paper] if cells is not None else None
+    if mine is not None and len(mine):
+        rows = []
+        for table, tab in mine.groupby("table", sort=False):
+            owners = sorted(set(tab["owner"]) - {""})
+            t = anchors.get((owners[0], table)) if len(owners) == 1 else None
+            rows.append({"table": str(table), "owner": ", ".join(owners) or "—", "counts": _split(tab),
+                         "href": f"papers/{paper}.html" + (f"#{t['anchor']}" if t else ""),
+                         "short": t["short"] if t else 0})
+        return {"counts": _split(mine), "rows": rows, "by": "ledger"}
+    rows = [{"table": t["id"], "owner": e["name"], "counts": t["counts"], "short": t["short"],
+             "href": f"papers/{paper}.html#{t['anchor']}"} for e in exps for t in e["tables"]]
+    total = _bar({k: sum(r["counts"][k] for r in rows) for k in ("published", *SPLIT)})
+    return {"counts": total, "rows": rows, "by": "experiments"}
+
+
+def summary_sentence(verdicts: dict | None, total: dict | None, found: dict) -> str:
+    """The index's first sentence, generated: the leaderboard's verdict over all problems, the published
+    cells by status and the claims by verdict (each part only when its input exists)."""
+    parts = []
+    overall = (verdicts or {}).get("overall")
+    if overall:
+        n = f"{overall['n']} " if overall["n"] else ""
+        text = overall["text"]
+        parts.append(f"On the leaderboard's {n}problems, {text[0].lower()}{text[1:]}")
+    if total:
+        parts.append(f"Of the papers' {total['published']:,} published numbers, {total['within']:,} are reproduced "
+                     f"within tolerance, {total['named']:,} differ for a named cause, {total['unexplained']:,} are "
+                     f"unexplained and {total['published_only']:,} are published only.")
+    if found["rows"]:
+        t = found["tally"]
+        parts.append(f"Of {len(found['rows'])} checked claims of the papers, " +
+                     ", ".join(f"{n} {PLURAL.get(v, v)}" for v, n in t.items()) + ".")
+    return " ".join(parts)
 
 
 def build_site(experiments, results_root, experiments_dir, target, prov) -> Path:
@@ -385,22 +794,28 @@ def build_site(experiments, results_root, experiments_dir, target, prov) -> Path
     try:
         os.chmod(stage, 0o755)  # mkdtemp's 0700 would hide the site from a static server
         site = _Site(stage, results, experiments_dir, prov)
+        site.papers = {e.name: e.paper for e in experiments if e.paper}
+        cells, ledger_error = fidelity_ledger(experiments, results, experiments_dir)
         papers, all_runs = [], []
         for paper in _papers_in_order(experiments):
             exps = [site.experiment(e) for e in experiments if e.paper == paper]
             notes = site.notes(paper)
             runs = [e["run"] for e in exps if e["run"]]
             all_runs += runs
-            total = _bar({k: sum(t["counts"][k] for e in exps for t in e["tables"])
-                          for k in ("published", "within", "outside", "missing")})
             ctx = {"id": paper, "title": site.paper_title(paper), "href": f"papers/{paper}.html",
-                   "notes": notes, "experiments": exps, "counts": total, "runs": _run_summary(runs)}
+                   "notes": notes, "experiments": exps, "runs": _run_summary(runs),
+                   "causes": (experiments_dir / paper / "deviations.csv").is_file(),
+                   **paper_fidelity(paper, exps, cells)}
             papers.append(ctx)
             site.write(f"papers/{paper}.html", "paper.html.j2", paper=ctx)
         leaderboard = site.leaderboard()
         site.write("leaderboard.html", "leaderboard.html.j2", leaderboard=leaderboard)
+        found = claims(experiments_dir, site.papers, site.held)
+        found["csv"] = {p: site.copy(path, f"data/claims/{p}.csv") for p, path in found["files"].items()}
+        total = _split(cells) if cells is not None and len(cells) else None
         site.write("index.html", "index.html.j2", papers=papers, leaderboard=leaderboard,
-                   runs=_run_summary(all_runs))
+                   runs=_run_summary(all_runs), claims=found, total=total, ledger_error=ledger_error, plural=PLURAL,
+                   summary=summary_sentence(leaderboard.get("verdicts"), total, found))
         shutil.copyfile(TEMPLATES / "site.css", stage / "site.css")
         _replace(stage, target)
     except BaseException:

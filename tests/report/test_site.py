@@ -1,6 +1,8 @@
 """`python -m csrepro.report --site` (csrepro.report.site) on a tmp results root: pages, numbers, highlights,
-fidelity counts, stamps, leaderboard, safety (an error leaves the old site) and no leaked paths. No browser."""
+fidelity counts (within / explained / unexplained, from the ledger), claims, findings, stamps, leaderboard,
+safety (an error leaves the old site) and no leaked paths. No browser."""
 
+import html
 import json
 import struct
 import zlib
@@ -14,7 +16,8 @@ import pytest
 from csrepro.report import site as site_module
 from csrepro.report.__main__ import main
 from csrepro.report.fidelity import counts, short_cells
-from csrepro.report.site import SiteError, SiteExperiment, build_site, markdown_blocks, notes_sections, number
+from csrepro.report.site import (SiteError, SiteExperiment, build_site, csv_table, markdown_blocks, notes_sections,
+                                 number, relative_command, scrub, table_columns, verdict)
 
 ALPHA = """\
 table,row,column,published,reproduced,reproduced_se,tolerance,within,n_trials,n_planned
@@ -100,9 +103,8 @@ class Cells(HTMLParser):
             self.td = cls[-1] if cls[-1] not in ("outside", "within", "missing") else cls[-2]
             self.row[self.td] = [a, ""]
         elif tag == "tr" and "table-fidelity" in cls:
-            self.fid = {"experiment": a["data-experiment"], "table": a["data-table"]}
-        elif tag == "span" and "counts" in cls and self.fid is not None and "counts" not in self.fid:
-            self.fid["counts"] = {k: int(a[f"data-{k}"]) for k in ("published", "within", "outside", "missing")}
+            self.fid = {"experiment": a["data-experiment"], "table": a["data-table"],
+                        "counts": {k: int(a[f"data-{k.replace('_', '-')}"]) for k in SPLIT}}
         elif tag == "p" and "stamp" in cls and "run" in cls:
             self.stamps.append(a)
 
@@ -123,6 +125,9 @@ class Cells(HTMLParser):
             self.table = None
 
 
+SPLIT = ("published", "within", "named", "published_only", "unexplained")
+
+
 def pages(site: Path) -> dict[str, str]:
     return {p.relative_to(site).as_posix(): p.read_text() for p in site.rglob("*.html")}
 
@@ -137,8 +142,8 @@ def test_every_page_and_file(tree, capsys):
     assert (tree.site / "data" / "alpha" / "claims.csv").is_file()
     assert not [p for p in tree.results.iterdir() if p.name.startswith(".site")]  # no scratch left
     # every relative link and image of every page resolves to a file of the site, anchors included
-    html = pages(tree.site)
-    parsed = {name: Cells(text) for name, text in html.items()}
+    texts = pages(tree.site)
+    parsed = {name: Cells(text) for name, text in texts.items()}
     for name, p in parsed.items():
         for ref in p.hrefs + p.srcs:
             if ref.startswith("data:"):
@@ -191,9 +196,13 @@ def test_index_counts_are_fidelity_counts(tree):
     assert main(tree.args) == 0
     rows = Cells((tree.site / "index.html").read_text()).fidelity
     expected = []
-    for name in ("alpha", "beta"):
+    for name in ("alpha", "beta"):  # no published.csv, no deviations.csv: each comparison, every miss unexplained
         comp = pd.read_csv(tree.results / name / "comparison.csv")
-        expected += [{"experiment": name, "table": t, "counts": counts(g)} for t, g in comp.groupby("table", sort=False)]
+        for t, g in comp.groupby("table", sort=False):
+            c = counts(g)
+            expected.append({"experiment": name, "table": t, "counts": {
+                "published": c["published"], "within": c["within"], "named": 0, "published_only": 0,
+                "unexplained": c["outside"] + c["missing"]}})
     assert rows == expected
     index = (tree.site / "index.html").read_text()
     assert 'href="papers/pa.html"' in index and 'href="leaderboard.html"' in index
@@ -225,7 +234,7 @@ def test_stamps(tree):
 def test_notes_are_escaped_with_anchors(tree):
     assert main(tree.args) == 0
     notes = (tree.site / "notes" / "pa.html").read_text()
-    assert "<script>" not in notes and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more." in notes
+    assert "<script>alert" not in notes and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more." in notes
     assert 'id="deviations"' in notes and 'href="#deviations"' in notes
     assert [s["anchor"] for s in notes_sections(NOTES_A)] == ["paper-a-notes", "deviations"]
 
@@ -251,7 +260,8 @@ def test_leaderboard_missing_then_present(tree):
     page = (tree.site / "leaderboard.html").read_text()
     assert 'href="notes/leaderboard.html"' in page
     assert "make leaderboard" not in page and "ddd4444" in page
-    assert page.index("leaderboard.csv") < page.index("wtl.csv")
+    headline = page[page.index('id="headline"'):page.index('id="figures"')]
+    assert 'data-csv="data/leaderboard/leaderboard.csv"' in headline and "wtl.csv" not in headline
     assert "1.25" in page and "mcboost" in page
     assert '<img src="figures/leaderboard/cd_diagram.png"' in page
     assert (tree.site / "data" / "leaderboard" / "wtl.csv").is_file()
@@ -299,3 +309,119 @@ def test_helpers():
     assert blocks[1]["align"] == ["", "num"] and blocks[1]["rows"][0][0] == [{"kind": "b", "text": "x"}]
     assert blocks[1]["rows"][1][1] == []  # a short row is padded
     assert blocks[3]["items"][0] == [{"kind": "text", "text": "i1 more"}]
+
+
+PUBLISHED_A = """\
+table,row,column,value,spread,spread_kind,unit,source,row_label,column_label
+Table 1,iris,m1,12.5,,,error_pct,Paper A Table 1,Iris,M1
+Table 1,iris,m2,10,,,error_pct,Paper A Table 1,Iris,M2
+Table 1,wine,m1,3.25,,,error_pct,Paper A Table 1,Wine,M1
+Table 2,iris,m1,0.875,,,risk,Paper A Table 2,Iris,M1
+Table 2,wine,m1,0.5,,,risk,Paper A Table 2,Wine,M1
+"""
+DEVIATIONS_A = """\
+table,row,column,cause,evidence,detail
+Table 1,iris,m2,data_differs,NOTES.md#Deviations,another version of iris
+Table 1,wine,*,published_only,NOTES.md#Deviations,not run
+"""
+CLAIMS_A = """\
+id,claim,location,check,verdict,evidence,detail
+a-1,m1 beats m2,Sec. 3,Table 1,holds,NOTES.md#Deviations + test:test_x + results/alpha/figures/claims.csv,by 2.2
+a-2,m2 is fast,Sec. 4,timing,does not hold,results/alpha/REPORT.md,
+"""
+
+
+def test_ledger_split_claims_and_findings(tree):
+    """With a published.csv, deviations.csv and claims.csv: the index splits each published table into within /
+    explained / unexplained from the ledger, lists the claims with their evidence linked, and leads with a
+    summary generated from them; the paper page colours only the unexplained cells."""
+    (tree.exps / "pa" / "published.csv").write_text(PUBLISHED_A)
+    (tree.exps / "pa" / "deviations.csv").write_text(DEVIATIONS_A)
+    (tree.exps / "pa" / "claims.csv").write_text(CLAIMS_A)
+    assert main(tree.args) == 0
+    index = (tree.site / "index.html").read_text()
+    rows = {(r["experiment"], r["table"]): r["counts"] for r in Cells(index).fidelity}
+    # Table 1: iris m1 within, iris m2 data_differs (named), wine m1 published only; Table 2: wine m1 outside, no cause
+    assert rows[("alpha", "Table 1")] == {"published": 3, "within": 1, "named": 1, "published_only": 1,
+                                          "unexplained": 0}
+    assert rows[("alpha", "Table 2")] == {"published": 2, "within": 1, "named": 0, "published_only": 0,
+                                          "unexplained": 1}
+    assert rows[("beta", "Fig. 3")]["unexplained"] == 1  # pb has no ledger: its comparison, unexplained
+    summary = index[index.index('class="lead summary-sentence"'):]
+    summary = html.unescape(summary[:summary.index("</p>")])
+    assert "Of the papers' 5 published numbers, 2 are reproduced within tolerance, 1 differ" in summary
+    assert "Of 2 checked claims of the papers, 1 hold, 1 do not hold, 0 undecided." in summary
+    assert 'href="notes/pa.html#deviations"' in index and 'href="data/alpha/claims.csv"' in index
+    assert 'href="papers/pa.html#alpha"' in index and "<code>test:test_x</code>" in index
+    assert 'href="data/claims/pa.csv"' in index and (tree.site / "data" / "claims" / "pa.csv").is_file()
+    paper = Cells((tree.site / "papers" / "pa.html").read_text()).cmp
+    by_cell = {(r["_table"], r["row"][1], r["column"][1]): r for r in paper}
+    assert "explained" in by_cell[("Table 1", "iris", "m2")]["_class"]
+    assert "data differs" in by_cell[("Table 1", "iris", "m2")]["cause"][1]
+    assert "unexplained" in by_cell[("Table 2", "wine", "m1")]["_class"]
+    assert "unexplained" not in by_cell[("Table 1", "iris", "m2")]["_class"]
+
+
+def test_findings_without_inputs_say_so(tree):
+    assert main(tree.args) == 0
+    index = (tree.site / "index.html").read_text()
+    assert "The leaderboard is not yet available" in index
+    assert "The claims ledger is not yet available" in index
+    assert "No cause ledger yet (experiments/pa/deviations.csv)" in index
+
+
+BOARD = """\
+method,group,average_rank,relative_cost,relative_low,relative_high,wins,ties,losses,best_baseline,n_problems,median_fit_seconds
+hgb,baseline,1.5,0.0,0.0,0.0,0,4,0,hgb,4,1.25
+rebel,Appel 2016,2.5,0.05,0.01,0.09,0,2,2,hgb,4,0.5
+combo,Koco 2013,3.0,0.08,0.02,0.2,1,1,2,hgb,4,0.75
+"""
+
+
+def test_verdicts_and_tables(tmp_path):
+    path = tmp_path / "leaderboard.csv"
+    path.write_text(BOARD)
+    frame = pd.read_csv(path)
+    v = verdict(frame, "all problems")
+    assert (v["kind"], v["method"], v["value"], v["interval"], v["wtl"], v["reference"], v["n"]) == \
+        ("dearer", "rebel", "+5.0", "[+1.0, +9.0]", "0 / 2 / 2", "hgb", 4)
+    frame.loc[1, "relative_low"] = -0.01
+    assert verdict(frame, "x")["kind"] == "tie"
+    frame.loc[2, ["relative_cost", "relative_high"]] = [-0.1, -0.001]
+    assert (verdict(frame, "x")["kind"], verdict(frame, "x")["cheaper"], verdict(frame, "x")["interval"]) == \
+        ("cheaper", ["combo"], "[+2.0, -0.1]")
+    assert verdict(frame.drop(columns="relative_cost"), "x") is None
+    cols = table_columns(pd.read_csv(path))
+    assert [(c["label"], c["kind"]) for c in cols] == [
+        ("Method", "text"), ("Group", "text"), ("Average rank", "num"),
+        ("Relative cost vs reference, % [low, high]", "pct"), ("W / T / L", "wtl"), ("Reference", "text"),
+        ("Problems", "int"), ("Median fit time (s)", "num")]
+    t = csv_table(path, "data/x/leaderboard.csv")
+    cell = t["groups"][0]["rows"][1]["cells"][3]
+    assert [(p["col"], p["text"], float(p["value"])) for p in cell["parts"]] == [
+        ("relative_cost", "+5.0", 0.05), ("relative_low", "+1.0", 0.01), ("relative_high", "+9.0", 0.09)]
+    # more than SPLIT_ROWS rows with a dataset column: one group per data set, every row kept
+    big = pd.DataFrame({"dataset": [f"d{i % 7}" for i in range(300)], "mean_cost": range(300),
+                        "ci_low": range(300), "ci_high": range(300)})
+    big.to_csv(tmp_path / "problems.csv", index=False)
+    t = csv_table(tmp_path / "problems.csv", "p.csv")
+    assert len(t["groups"]) == 7 and sorted(r["index"] for g in t["groups"] for r in g["rows"]) == list(range(300))
+
+
+def test_paths_and_commands():
+    root = Path(site_module.__file__).parents[2]
+    assert relative_command(f"python -m csrepro.run +exp=a results.root={root}/results --out /tmp/x/site-out") == \
+        "python -m csrepro.run +exp=a results.root=results --out .../site-out"
+    assert scrub("(no /work/lb/experiments/leaderboard/published.csv) and /srv/c/results/x") == \
+        "(no experiments/leaderboard/published.csv) and results/x"
+    assert scrub(f"{root}/csrepro/x.py, ../results/a.png, http://x/results/y") == \
+        "csrepro/x.py, ../results/a.png, http://x/results/y"
+
+
+def test_report_markdown_images_links_and_empty_rows():
+    blocks = markdown_blocks("![problems](figures/p.csv) ![fig](figures/f.png) [t](x.md)\n\n"
+                             "| D | m |\n|:--|--:|\n| iris | 1 |\n|  | pub |\n|  | — |\n")
+    segs = blocks[0]["text"]
+    assert [(s["kind"], s.get("target")) for s in segs if s["kind"] != "text"] == [
+        ("image", "figures/p.csv"), ("image", "figures/f.png"), ("link", "x.md")]
+    assert len(blocks[1]["rows"]) == 1 and blocks[1]["sortable"]  # the empty "pub" row is dropped
