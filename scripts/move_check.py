@@ -1,11 +1,12 @@
-"""Check that a refactoring changes no result: every conf/exp at a reduced scale, before and after.
+"""Check that a refactoring changes no result: every experiment at a reduced scale, before and after.
 
     python scripts/move_check.py run OUT          # run + report every experiment into OUT (minutes)
     python scripts/move_check.py compare OLD NEW  # stored rows bit for bit (timings aside), comparison.csv bytes
 
 Run ``run`` from a checkout of the old commit (``git worktree add``) and from the new one, then
-``compare``.  The reduced scales below keep each experiment's shape (its protocol, costs, every
-method id, per-dataset overrides) on a few trials and datasets; the short experiments run in full.
+``compare``.  Each experiment's reduced scale is in its paper's experiments/<paper>/paper.yaml (``reduced``):
+it keeps the experiment's shape (its protocol, costs, every method id, per-dataset overrides) on a few trials and
+datasets; the short experiments run in full.
 """
 
 from __future__ import annotations
@@ -16,40 +17,35 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-# experiment -> overrides of its reduced run (none: the full experiment, seconds)
-REDUCED = {
-    "smoke": [],
-    "guess_averse_uci": ["exp.n_trials=2", "exp.datasets=[breasttissue,ecoli,vertebral,segmentation]"],
-    "cs_boost_synthetic": [],
-    "cs_boost_uci_stumps": ["exp.n_trials=1", "exp.datasets=[echocardiogram,bupa]"],
-    "cs_boost_uci_trees": ["exp.n_trials=1", "exp.datasets=[echocardiogram,bupa]"],
-    "cs_boost_uci_stumps_loo": ["exp.datasets=[echocardiogram]", "exp.per_dataset.echocardiogram.n_trials=2"],
-    "cs_boost_uci_trees_loo": ["exp.datasets=[echocardiogram]", "exp.per_dataset.echocardiogram.n_trials=2"],
-    "cs_svm_german": ["exp.n_trials=2"],
-    "cs_svm_uci": ["exp.n_trials=1", "exp.datasets=[echocardiogram,bupa]"],
-    "cs_svm_uci_linear": ["exp.n_trials=1", "exp.datasets=[echocardiogram,haberman]"],
-    "thesis_gaussians": ["exp.n_trials=2", "exp.datasets=[gauss_n10,gauss_n100]"],
-    "thesis_large": [],
-    "thesis_letter1": [],
-    "thesis_musk2": [],
-    "thesis_outliers": [],
-    "thesis_uci_margin": ["exp.n_trials=2"],
-}
+
+
+def reduced() -> dict[str, list[str]]:
+    """Experiment -> overrides of its reduced run ([]: the full experiment, seconds), from every
+    experiments/<paper>/paper.yaml (``reduced``)."""
+    scales = {}
+    for path in sorted((REPO / "experiments").glob("*/paper.yaml")):
+        scales.update(yaml.safe_load(path.read_text()).get("reduced") or {})
+    return scales
+
+
 UNREPORTED = {"smoke"}  # no paper, so no report
 # columns that differ between two runs of the same trials
 VOLATILE = {"fit_seconds", "predict_seconds", "finished_at", "started_at", "git_commit", "versions", "run_id", "host"}
 
 
 def run(out: Path) -> None:
-    """Run and report every experiment of REDUCED into ``out``; stops at the first failure."""
-    exps = sorted(p.stem for p in (REPO / "conf" / "exp").glob("*.yaml"))
-    missing = sorted(set(exps) - set(REDUCED))
+    """Run and report every experiment (experiments/*/conf/exp) at its reduced scale into ``out``; stops at the
+    first failure."""
+    exps = sorted(p.stem for p in (REPO / "experiments").glob("*/conf/exp/*.yaml"))
+    scales = reduced()
+    missing = sorted(set(exps) - set(scales))
     if missing:
-        sys.exit(f"no reduced scale for {missing}; add them to REDUCED in {__file__}")
+        sys.exit(f"no reduced scale for {missing}; add them under `reduced:` in their experiments/<paper>/paper.yaml")
     for exp in exps:
-        over = REDUCED[exp] + [f"results.root={out / 'results'}"]
+        over = scales[exp] + [f"results.root={out / 'results'}"]
         py = [sys.executable, "-m"]
         subprocess.run(py + ["csrepro.run", f"+exp={exp}", "runner.progress=false", *over], cwd=REPO, check=True)
         if exp not in UNREPORTED:
