@@ -37,6 +37,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
+import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from csrepro.provenance import REPO_ROOT, RUN_INFO
@@ -46,20 +47,21 @@ from csrepro.report.fidelity import (NAMED, VERDICTS, ExperimentFidelity, counts
 from csrepro.report.figures import group_colour
 from csrepro.report.provenance import read_run_info
 
+
+def paper_labels(experiments_dir) -> dict[str, str]:
+    """Paper folder -> its title on the site (``label`` of experiments/<paper>/paper.yaml), for the papers with a
+    row in README.md's paper table (``readme``), in that table's order (``order``)."""
+    metas = {path.parent.name: yaml.safe_load(path.read_text()) for path in Path(experiments_dir).glob("*/paper.yaml")}
+    shown = sorted((m["order"], paper) for paper, m in metas.items() if m.get("readme"))
+    return {paper: metas[paper]["label"] for _, paper in shown}
+
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: the paper (exp.paper) and results folder of the leaderboard: its own page, not a paper page
 LEADERBOARD = "leaderboard"
 #: paper folder -> title, in the order of README.md's paper table; other papers follow, titled by
 #: the first heading of their NOTES.md
-PAPERS = {
-    "guess_averse": "Beijbom et al. 2014, guess-averse losses",
-    "rebel": "Appel, Burgos-Artizzu & Perona 2016, REBEL",
-    "thesis": "Masnadi-Shirazi 2011 (thesis), Ch. II–IV: canonical and robust losses",
-    "cs_svm": "Masnadi-Shirazi 2011 (thesis), Ch. V: cost-sensitive SVM",
-    "cs_boost": "Masnadi-Shirazi 2011 (thesis), Ch. VI: cost-sensitive boosting",
-    "obrien": "O'Brien, Gupta & Gray 2008, partition matrices",
-    "combo": "Koço & Capponi 2013, CoMBo",
-}
+PAPERS = paper_labels(REPO_ROOT / "experiments")
 #: a CSV table with more rows and a ``dataset`` column is shown as one collapsible section per data set
 SPLIT_ROWS = 100
 #: the packages whose versions every page names
