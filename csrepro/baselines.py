@@ -37,9 +37,10 @@ for more than two classes, the binary logistic model for two) with ``labels``.
 settings by cross-validation and decides by the minimum-expected-cost rule
 (:class:`~csrepro.peers.CalibratedBayesClassifier`).
 
-``labels`` (all classes): the full sorted label set when a training part may lack some classes; ``classes_`` is
-then ``labels``, an absent class gets probability 0 and stays a possible minimum-expected-cost prediction (e.g. a
-cheap hedging class), and ``cost_matrix`` is indexed by ``labels``.
+``labels`` (all classes): the full label set when a training part may lack some classes, in the order of the cost
+matrix's rows and columns (kept as given, duplicates refused); ``classes_`` is then ``labels``, an absent class gets
+probability 0 and stays a possible minimum-expected-cost prediction (e.g. a cheap hedging class).  ``cost_matrix``:
+``C[j, k]`` = cost of predicting ``classes_[k]`` when the truth is ``classes_[j]`` (rows true, columns predicted).
 
 LightGBM and XGBoost are optional (``pip install -e '.[bench]'``) and imported only when such a model is fitted.
 """
@@ -115,7 +116,8 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
     max_bins : int in [2, 255]
         Feature histogram bins (scikit-learn ``max_bins``, LightGBM ``max_bin``, XGBoost ``max_bin``).
     cost_matrix : array (K, K) or None
-        Costs indexed by ``classes_`` (None: 0-1 costs).
+        ``C[j, k]`` = cost of predicting ``classes_[k]`` for true class ``classes_[j]`` (rows true, columns
+        predicted, in ``classes_`` order; None: 0-1 costs).
     weighting : {"none", "cost"}
         Cost-blind training and the minimum-expected-cost ``predict``, or cost-derived weights and the argmax.
     labels : array-like or None
@@ -334,8 +336,8 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
 
     ``estimator``: a classifier with ``predict_proba`` (``staged_predict`` and an ``n_estimators`` parameter for
     the rounds to be chosen), cost-blind apart from its ``predict`` (default: ``GradientBoostingPeer(cost_matrix=
-    cost_matrix)``, scikit-learn's booster).  ``cost_matrix``: (K, K) indexed by ``classes_``
-    (None: 0-1 costs).  ``labels``: all classes (module docstring).  ``random_state``: the validation split's seed
+    cost_matrix)``, scikit-learn's booster).  ``cost_matrix``: (K, K), rows true and columns predicted class, in
+    ``classes_`` order (None: 0-1 costs).  ``labels``: all classes (module docstring).  ``random_state``: the validation split's seed
     (and the calibrator's, for an estimator whose own ``random_state`` is None).
 
     Attributes: best_params_ (the grid point and ``n_estimators``), validation_scores_ (RoundsOnValidation's),

@@ -15,12 +15,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.boosting.cost_sensitive import _BinaryCostBoost, resolve_binary_costs
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
-from csrepro.validation import check_binary_classes
+from csrepro.validation import check_binary_classes, check_labels, check_targets, codes_of
 
 __all__ = ["BayesRuleClassifier", "PlattCalibrated"]
 
@@ -57,7 +56,7 @@ class PlattCalibrated(ClassifierMixin, BaseEstimator):
         """Fit the calibrated estimator on (X, y)."""
         self.costs_ = resolve_binary_costs(self.C1, self.C2, self.cost_matrix)
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_ = np.unique(y)
         check_binary_classes(self, self.classes_)
         self.calibrated_ = CalibratedClassifierCV(clone(self.estimator), method="sigmoid", cv=self.cv,
@@ -91,9 +90,11 @@ class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
     ``predict`` = ``classes_[argmin_k sum_j P(j | x) C[j, k]]`` (:func:`csrepro.costs.bayes_decision`;
     Beijbom et al. 2014 eq. 3); the posteriors are the estimator's own, not recalibrated.  The
     estimator is cloned and fitted without the costs (it should be cost-neutral: the costs enter only
-    here).  ``labels`` (all classes, sorted) is passed on to an estimator with a ``labels`` parameter so
-    that its posteriors cover classes missing from ``y``; ``cost_matrix`` is indexed by ``classes_``
-    (None: 0-1 costs, i.e. the argmax of the posteriors).
+    here).  ``labels`` (all classes, in the order of the cost matrix's rows and columns, kept as given) is
+    ``classes_`` and is passed on to an estimator with a ``labels`` parameter so that its posteriors cover classes
+    missing from ``y``; the estimator's ``predict_proba`` columns are put in ``labels`` order (a class it never saw
+    gets 0).  ``cost_matrix``: ``C[j, k]`` = cost of predicting ``classes_[k]`` when the truth is ``classes_[j]``
+    (rows true, columns predicted; None: 0-1 costs, i.e. the argmax of the posteriors).
     """
 
     _parameter_constraints: dict = {
@@ -113,20 +114,35 @@ class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit the estimator on (X, y) (no costs) and check the cost matrix against its classes."""
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         estimator = clone(self.estimator)
         params = estimator.get_params(deep=False)
-        if self.labels is not None and "labels" in params and params["labels"] is None:
-            estimator.set_params(labels=np.unique(np.asarray(self.labels)))
+        labels = None if self.labels is None else check_labels(self.labels)
+        expected = np.unique(y) if labels is None else labels  # bad labels or costs stop before the estimator's fit
+        if labels is not None:
+            codes_of(labels, np.unique(y))
+        if len(expected) >= 2:  # fewer: the estimator's own error
+            check_cost_matrix_for_labels(self.cost_matrix, expected)
+        if labels is not None and "labels" in params and params["labels"] is None:
+            estimator.set_params(labels=labels)
         self.estimator_ = estimator.fit(X, y)
-        self.classes_ = self.estimator_.classes_
+        self.classes_ = self.estimator_.classes_ if labels is None else labels
+        self._columns = codes_of(self.classes_, self.estimator_.classes_)
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
         return self
 
     def predict_proba(self, X):
         """The estimator's posterior estimates (n, K), columns in ``classes_`` order."""
         check_is_fitted(self)
-        return self.estimator_.predict_proba(validate_data(self, X, dtype=np.float64, reset=False))
+        return self._in_order(self.estimator_.predict_proba(validate_data(self, X, dtype=np.float64, reset=False)))
+
+    def _in_order(self, P):
+        """The estimator's probabilities ``P`` with their columns in ``classes_`` order."""
+        if np.array_equal(self._columns, np.arange(len(self.classes_))):
+            return P
+        full = np.zeros((len(P), len(self.classes_)))
+        full[:, self._columns] = P
+        return full
 
     def predict(self, X):
         """The minimum-expected-cost class under ``predict_proba`` (ties: the lowest class index)."""
@@ -139,4 +155,4 @@ class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
         so that its number of rounds can be chosen on validation cost (csrepro.selection.rounds)."""
         check_is_fitted(self)
         for P in self.estimator_.staged_predict_proba(validate_data(self, X, dtype=np.float64, reset=False)):
-            yield self.classes_[bayes_decision(P, self.cost_matrix_)]
+            yield self.classes_[bayes_decision(self._in_order(P), self.cost_matrix_)]

@@ -1,7 +1,8 @@
 """Cost matrices: validation, generators, the cost-sensitive Bayes rule.
 
 Convention (CONTRACT.md): ``C[j, k]`` is the cost of predicting class k when the true class
-is j; classes are indexed 0..K-1 in sorted-label order.  A valid matrix is K x K (K >= 2),
+is j (rows: true class, columns: predicted class); classes are indexed 0..K-1 in the order of the
+estimator's ``classes_``: its ``labels`` exactly as given, else the sorted labels of ``y``.  A valid matrix is K x K (K >= 2),
 finite, non-negative, has a zero diagonal and a positive entry in every row (Beijbom et al.
 2014, Sec. 2: C_jj = 0 and sum_k C_jk > 0).
 """
@@ -62,8 +63,9 @@ def _validate(C, n_classes=None, classes=None):
         labels = "" if classes is None else f" (labels {np.asarray(classes).tolist()!r})"
         raise CostMatrixError(
             f"cost matrix is {K}x{K} but there are {n_classes} classes{labels}; build a "
-            f"{n_classes}x{n_classes} matrix indexed in sorted-label order (a training split that "
-            "lacks a class needs a stratified split or a matrix restricted to the present classes)"
+            f"{n_classes}x{n_classes} matrix in the order of the classes (`labels` as given, else sorted; a "
+            "training split that lacks a class needs `labels`, a stratified split or a matrix restricted to the "
+            "present classes)"
         )
     bad = np.argwhere(~np.isfinite(C))
     if len(bad):
@@ -102,7 +104,8 @@ def validate_cost_matrix(C, n_classes=None):
 
 
 def check_cost_matrix_for_labels(C, classes):
-    """Validated float64 cost matrix for an estimator fitted on labels ``classes`` (= ``np.unique(y)``).
+    """Validated float64 cost matrix for an estimator fitted on labels ``classes`` (its ``classes_``, the order of the
+    matrix's rows = true class and columns = predicted class).
 
     ``C=None`` means 0-1 costs.  Raises :class:`CostMatrixError` naming the labels when the
     size of ``C`` does not match, e.g. when a training split lacks a class.

@@ -3,8 +3,16 @@
 Each id of :data:`METHODS` maps to a :class:`MethodSpec`: an estimator factory (an estimator class,
 or a function such as :func:`make_base` that builds one), the parameters the id fixes, its source
 (paper and equations) and whether its predictions use the costs.  What an id supports -- two or more
-classes, ``predict_proba``, a ``cost_matrix`` -- and the config fields it takes are read off the
-estimator it builds (scikit-learn tags, its methods, ``get_params``), not typed a second time.
+classes, ``predict_proba`` -- and the config fields it takes are read off the estimator it builds
+(scikit-learn tags, its methods, ``get_params``), not typed a second time; whether it takes a ``cost_matrix``
+is read off the factory's signature.
+
+Costs: :func:`make_estimator` takes the experiment's cost matrix for every id (the runner scores every method
+with it).  A cost-sensitive id gets it (``C[j, k]`` = cost of predicting class k when the truth is j, rows and
+columns in the order of the estimator's ``classes_``).  A cost-blind id (``cost_sensitive=False``: its predictions
+do not use the costs) is refused nothing but told: the matrix is validated, a :class:`CostBlindWarning` names the
+id, and the matrix is passed on only where the estimator has the parameter (most cost-blind estimators do not:
+a parameter an estimator does not use is not in its signature).
 Config validation (:mod:`csrepro.config`) and the runner build every estimator through
 :func:`make_estimator`.
 
@@ -61,6 +69,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,6 +117,7 @@ from csrepro.boosting.multiclass_baselines import AdaBoostMHClassifier, OneVsAll
 from csrepro.boosting.rebel import REBELClassifier
 from csrepro.boosting.smoteboost import SMOTEBoostClassifier
 from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
+from csrepro.costs import validate_cost_matrix
 from csrepro.decision.metacost import MetaCostClassifier
 from csrepro.decision.partition import LachicheFlachClassifier, MossmanClassifier, PartitionMatrixClassifier
 from csrepro.peers import CalibratedBayesClassifier, CostSensitiveReduction
@@ -122,14 +132,18 @@ from csrepro.svm import CostSensitiveSVC
 PROBE_COST = np.array([[0.0, 1.0], [1.0, 0.0]])
 
 
+class CostBlindWarning(UserWarning):
+    """A cost matrix was given to a cost-blind method id: it scores the predictions but does not shape them."""
+
+
 @dataclass(frozen=True)
 class MethodSpec:
     """A method id: its estimator factory, fixed parameters, source, and what it supports.
 
-    ``factory(cost_matrix=..., random_state=..., **fixed, **params)`` builds the estimator;
-    ``cost_sensitive`` says whether its predictions use the costs (a cost-free baseline takes a
-    ``cost_matrix`` for the uniform interface and ignores it).  The properties below the fields are
-    derived from the estimator built with :data:`PROBE_COST`.
+    ``factory(random_state=..., **fixed, **params)`` builds the estimator, with ``cost_matrix=...`` when the
+    factory has that parameter (:attr:`takes_cost_matrix`); ``cost_sensitive`` says whether its predictions use
+    the costs (:meth:`build` warns when a cost-blind id is given a cost matrix).  The properties below the fields
+    are derived from the estimator built with :data:`PROBE_COST`.
     """
 
     factory: Callable[..., Any]
@@ -138,13 +152,29 @@ class MethodSpec:
     cost_sensitive: bool = True
 
     def build(self, cost_matrix=None, random_state=None, **params):
-        """The estimator with ``cost_matrix``, ``random_state``, the fixed parameters and ``params``."""
-        return self.factory(cost_matrix=cost_matrix, random_state=random_state, **self.fixed, **params)
+        """The estimator with ``cost_matrix``, ``random_state``, the fixed parameters and ``params``.
+
+        A cost matrix given to a cost-blind id (``cost_sensitive=False``) is validated
+        (:func:`csrepro.costs.validate_cost_matrix`, a :class:`~csrepro.costs.CostMatrixError` naming the problem)
+        and a :class:`CostBlindWarning` says that it is not used; it is passed on only where the factory takes it.
+        """
+        if cost_matrix is not None and not self.cost_sensitive:
+            validate_cost_matrix(cost_matrix)
+            name = next((key for key, spec in METHODS.items() if spec is self), getattr(self.factory, "__name__", ""))
+            warnings.warn(f"method {name!r} is cost-blind: cost_matrix does not change its predictions (it only "
+                          "scores them); build it with cost_matrix=None, or choose a cost-sensitive method",
+                          CostBlindWarning, stacklevel=3)
+        return self._build(cost_matrix, random_state, params)
+
+    def _build(self, cost_matrix, random_state, params):
+        """:meth:`build` without the warning: ``cost_matrix`` passed on where the factory takes it."""
+        costs = {"cost_matrix": cost_matrix} if self.takes_cost_matrix else {}
+        return self.factory(**costs, random_state=random_state, **self.fixed, **params)
 
     @functools.cached_property
     def probe(self):
         """The estimator as built with :data:`PROBE_COST` and default parameters (unfitted)."""
-        return self.build(cost_matrix=PROBE_COST, random_state=0)
+        return self._build(PROBE_COST, 0, {})
 
     @property
     def estimator_class(self) -> type:
@@ -162,13 +192,14 @@ class MethodSpec:
 
     @property
     def predict_proba(self) -> bool:
-        """Whether the estimator has ``predict_proba``."""
+        """Whether the estimator has ``predict_proba`` when built with 0-1 costs (:data:`PROBE_COST`; REBEL has it for
+        0-1 costs only)."""
         return hasattr(self.probe, "predict_proba")
 
     @property
     def takes_cost_matrix(self) -> bool:
-        """Whether the estimator has a ``cost_matrix`` parameter (used or not, see ``cost_sensitive``)."""
-        return "cost_matrix" in self.probe.get_params(deep=False)
+        """Whether the factory has a ``cost_matrix`` parameter (see ``cost_sensitive`` for whether it is used)."""
+        return "cost_matrix" in inspect.signature(self.factory).parameters
 
     @functools.cached_property
     def params(self) -> list[str]:
@@ -178,7 +209,7 @@ class MethodSpec:
     def accepts(self, name: str, value, cost_matrix=None) -> bool:
         """Whether the id takes the keyword ``name`` (whatever it makes of ``value``)."""
         try:
-            self.build(cost_matrix=cost_matrix, random_state=0, **{name: value})
+            self._build(cost_matrix, 0, {name: value})
         except TypeError:
             return False
         except Exception:  # noqa: BLE001 -- the keyword was taken; only its value (or the method's fixed params) objected
@@ -189,7 +220,7 @@ class MethodSpec:
         """The keywords the id takes: its estimator's parameters, or, for a factory that passes keywords
         on to an inner estimator (e.g. a ``_dr`` id), the inner parameter names it takes."""
         names = {}
-        for key, value in self.build(cost_matrix=cost_matrix, random_state=0).get_params().items():
+        for key, value in self._build(cost_matrix, 0, {}).get_params().items():
             parts = key.split("__")
             for i in range(len(parts)):
                 names.setdefault("__".join(parts[i:]), value)
@@ -249,12 +280,13 @@ def make_base(base, cost_matrix=None, random_state=None, **params):
 
 
 def detection_rate(base, target_detection_rate=0.9, param_grid=None, positive="last", cv=5, cv_seed=0,
-                   cost_matrix=None, random_state=None, **base_params):
+                   random_state=None, **base_params):
     """:class:`DetectionRateClassifier` over ``make_base(base, **base_params)``; ``param_grid`` names
-    the base's parameters (e.g. {"C1": [1, 2, 4]}; Platt ids: {"estimator__C": [...]})."""
+    the base's parameters (e.g. {"C1": [1, 2, 4]}; Platt ids: {"estimator__C": [...]}).  No ``cost_matrix``: the
+    detection-rate target replaces the costs (the base's own costs are ``C1``/``C2`` or the grid's)."""
     return DetectionRateClassifier(make_base(base, **base_params), param_grid=param_grid,
                                    target_detection_rate=target_detection_rate, positive=positive, cv=cv,
-                                   cv_seed=cv_seed, cost_matrix=cost_matrix, random_state=random_state)
+                                   cv_seed=cv_seed, random_state=random_state)
 
 
 def rebel_standard(cost_matrix=None, random_state=None, labels=None, **rebel_params):
@@ -265,31 +297,15 @@ def rebel_standard(cost_matrix=None, random_state=None, labels=None, **rebel_par
                                random_state=random_state)
 
 
-class _SAMME(SKAdaBoostClassifier):
-    """scikit-learn's :class:`~sklearn.ensemble.AdaBoostClassifier` (SAMME, Zhu, Zou, Rosset & Hastie 2009) with the
-    registry's ``cost_matrix`` and ``labels`` keywords, accepted and ignored (cost-neutral; the runner spreads
-    ``predict_proba`` over the dataset's classes).  Nothing else is changed: fit, predict and predict_proba are
-    scikit-learn's.  ``algorithm="SAMME"`` is passed where the installed scikit-learn still has the parameter (from
-    1.6 SAMME is its only algorithm)."""
-
-    _parameter_constraints: dict = {**SKAdaBoostClassifier._parameter_constraints,
-                                    "cost_matrix": ["array-like", None], "labels": ["array-like", None]}
-
-    def __init__(self, estimator=None, *, n_estimators=50, learning_rate=1.0, random_state=None, cost_matrix=None,
-                 labels=None):
-        extra = {"algorithm": "SAMME"} if "algorithm" in inspect.signature(SKAdaBoostClassifier).parameters else {}
-        super().__init__(estimator=estimator, n_estimators=n_estimators, learning_rate=learning_rate,
-                         random_state=random_state, **extra)
-        self.cost_matrix = cost_matrix
-        self.labels = labels
-
-
-def samme(n_estimators=200, max_depth=3, learning_rate=1.0, cost_matrix=None, random_state=None, labels=None):
-    """SAMME: scikit-learn's AdaBoostClassifier (:class:`_SAMME`) on depth-``max_depth``
-    :class:`~sklearn.tree.DecisionTreeClassifier` trees, ``n_estimators`` rounds; ``random_state`` seeds the trees
-    (scikit-learn's feature order at ties)."""
-    return _SAMME(DecisionTreeClassifier(max_depth=max_depth), n_estimators=n_estimators, learning_rate=learning_rate,
-                  random_state=random_state, cost_matrix=cost_matrix, labels=labels)
+def samme(n_estimators=200, max_depth=3, learning_rate=1.0, random_state=None):
+    """SAMME (Zhu, Zou, Rosset & Hastie 2009): scikit-learn's :class:`~sklearn.ensemble.AdaBoostClassifier` on
+    depth-``max_depth`` :class:`~sklearn.tree.DecisionTreeClassifier` trees, ``n_estimators`` rounds; ``random_state``
+    seeds the trees (scikit-learn's feature order at ties).  Cost-neutral, with no ``cost_matrix`` or ``labels``
+    (the runner spreads ``predict_proba`` over the dataset's classes).  ``algorithm="SAMME"`` is passed where the
+    installed scikit-learn still has the parameter (from 1.6 SAMME is its only algorithm)."""
+    extra = {"algorithm": "SAMME"} if "algorithm" in inspect.signature(SKAdaBoostClassifier).parameters else {}
+    return SKAdaBoostClassifier(DecisionTreeClassifier(max_depth=max_depth), n_estimators=n_estimators,
+                                learning_rate=learning_rate, random_state=random_state, **extra)
 
 
 # ----- O'Brien, Gupta & Gray 2008: decisions from probability estimates -------------------------
@@ -412,13 +428,14 @@ METHODS: dict[str, MethodSpec] = {
 DETECTION_RATES = (80.0, 82.5, 85.0, 87.5, 90.0, 92.5, 95.0)  # thesis Sec. V.E: 80% to 95% in steps of 2.5%
 for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("svm", "svm")):
     _source = f"Masnadi-Shirazi 2011 thesis Sec. V.E, Table V.2 ({_base}: C, C1, C_-1 and b tuned to a detection rate)"
-    METHODS[f"{_base}_dr"] = MethodSpec(DetectionRateSVC, {"variant": _variant}, _source, _variant != "svm")
+    # the _dr ids choose their parameters and threshold for a detection rate: the cost matrix is not used
+    METHODS[f"{_base}_dr"] = MethodSpec(DetectionRateSVC, {"variant": _variant}, _source, False)
+    # cost-sensitive for every variant: C (and the cost scale) are chosen by cross-validated cost
     METHODS[f"{_base}_cv"] = MethodSpec(CostRatioSVC, {"variant": _variant}, "Masnadi-Shirazi 2011 thesis Sec. V.E, "
-                                        f"Table V.1 ({_base}: C and cost scale by cross-validated cost)",
-                                        _variant != "svm")
+                                        f"Table V.1 ({_base}: C and cost scale by cross-validated cost)", True)
     for _rate in DETECTION_RATES:  # e.g. cs_svm_dr_82_5: target_detection_rate 0.825
         METHODS[f"{_base}_dr_{_rate:g}".replace(".", "_")] = MethodSpec(
-            DetectionRateSVC, {"variant": _variant, "target_detection_rate": _rate / 100}, _source, _variant != "svm")
+            DetectionRateSVC, {"variant": _variant, "target_detection_rate": _rate / 100}, _source, False)
 for _rule, (_, _source) in DECISION_RULES.items():
     METHODS[_rule] = MethodSpec(decide, {"rule": _rule}, _source, True)
 for _method in ("isotonic", "sigmoid"):  # named ids: an entry's `method:` key names the registry id
@@ -438,7 +455,7 @@ for _base, (_, _source) in {**BOOSTERS, **CALIBRATED}.items():
     METHODS[_base] = MethodSpec(make_base, {"base": _base}, _source, True)
     METHODS[f"{_base}_dr"] = MethodSpec(detection_rate, {"base": _base},
                                         f"{_source}; parameters and threshold for a detection rate, {THESIS} Sec. VI.E",
-                                        True)
+                                        False)
 del _variant, _base, _source, _rate, _rule, _method
 
 
@@ -478,8 +495,10 @@ def supports_multiclass(estimator) -> bool:
 def make_estimator(name: str, cost_matrix=None, random_state=None, **params):
     """Build method ``name`` with ``cost_matrix``, ``random_state`` and extra ``params``.
 
-    Parameters fixed by the method id (e.g. the loss of ``gll_mcboost``) cannot be
-    overridden; the error names the clash.
+    ``cost_matrix[j, k]`` = cost of predicting class k when the truth is class j (rows true, columns predicted, in
+    the order of the estimator's ``classes_``: its ``labels`` as given, else sorted).  A cost-blind id warns
+    (:class:`CostBlindWarning`, :meth:`MethodSpec.build`).  Parameters fixed by the method id (e.g. the loss of
+    ``gll_mcboost``) cannot be overridden; the error names the clash.
     """
     spec = get_method(name)
     clash = sorted(set(params) & set(spec.fixed))

@@ -10,9 +10,10 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
-from sklearn.metrics import confusion_matrix, roc_auc_score
+from sklearn.metrics import confusion_matrix, make_scorer, roc_auc_score
 
 from csrepro.costs import validate_cost_matrix
+from csrepro.validation import check_labels, codes_of
 
 __all__ = [
     "DetectionResult",
@@ -24,6 +25,7 @@ __all__ = [
     "error",
     "error_confusion",
     "g_mean",
+    "make_cost_scorer",
     "mauc",
     "mean_se",
     "paired_bootstrap_means",
@@ -86,6 +88,31 @@ def risk(y_true, y_pred, C):
     C = validate_cost_matrix(C)
     t, p, _ = _pair(y_true, y_pred, C.shape[0])
     return float(C[t, p].mean())
+
+
+def _mean_cost(y_true, y_pred, cost_matrix, labels):
+    """Mean ``cost_matrix[true, predicted]`` over the rows, labels located in ``labels``."""
+    t = codes_of(labels, np.asarray(y_true), "true labels")
+    p = codes_of(labels, np.asarray(y_pred), "predicted labels")
+    return float(cost_matrix[t, p].mean())
+
+
+def make_cost_scorer(cost_matrix, *, labels):
+    """A scikit-learn scorer (:func:`sklearn.metrics.make_scorer`) for model selection by expected cost, e.g.
+    ``GridSearchCV(..., scoring=make_cost_scorer(C, labels=classes))``: greater is better, so it returns the
+    *negative* mean cost -mean_n C[y_n, prediction_n] of the estimator's ``predict``.
+
+    ``cost_matrix[j, k]`` = cost of predicting ``labels[k]`` when the truth is ``labels[j]`` (rows true class,
+    columns predicted class, both in the order of ``labels``, kept as given); validated as
+    :func:`csrepro.costs.validate_cost_matrix`.  ``labels`` (required, each class once) lists every class, so that a
+    fold lacking one is still scored with the right rows and columns; a true or predicted label outside it is a
+    ValueError naming it."""
+    if labels is None:
+        raise ValueError("make_cost_scorer needs labels=[...]: the classes in the order of the cost matrix's rows "
+                         "and columns")
+    labels = check_labels(labels)
+    C = validate_cost_matrix(cost_matrix, len(labels))
+    return make_scorer(_mean_cost, greater_is_better=False, cost_matrix=C, labels=labels)
 
 
 def error(y_true, y_pred):

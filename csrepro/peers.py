@@ -44,8 +44,9 @@ weights.
 by O'Brien et al.'s eq. (1), g(p) = argmin_i sum_j c_{i|j} p_j, i.e. :func:`csrepro.costs.bayes_decision`
 (argmin_k sum_j P_j C[j, k]).
 
-``labels`` (both classes): the full sorted label set when a training part may lack some classes; ``classes_`` is
-then ``labels`` and ``cost_matrix`` must be indexed by it.  A class absent from ``y`` stays a possible
+``labels`` (both classes): the full label set when a training part may lack some classes, in the order of the cost
+matrix's rows and columns (kept as given, duplicates refused); ``classes_`` is then ``labels`` and ``cost_matrix``
+must be indexed by it (``C[j, k]``: row = true class ``classes_[j]``, column = predicted class ``classes_[k]``).  A class absent from ``y`` stays a possible
 prediction: its *column* of the cost matrix enters every example's cost row (the reductions learn when it is the
 cheapest choice, e.g. a cheap hedging class) and the Bayes rule, where its calibrated probability is 0; its *row*
 (the costs when it is the truth) is unused, since no training example has it.  Labels of ``y`` not in ``labels``
@@ -64,12 +65,11 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
-from csrepro.validation import classes_and_codes
+from csrepro.validation import check_targets, classes_and_codes, codes_of
 
 __all__ = ["CalibratedBayesClassifier", "CostSensitiveReduction", "example_costs"]
 
@@ -97,7 +97,7 @@ def example_costs(cost_matrix, y_codes) -> np.ndarray:
 
 def _labels_and_codes(estimator, y):
     """(classes_, codes of y in classes_): ``labels`` when given, else the labels of ``y``; >= 2 present classes."""
-    check_classification_targets(y)
+    check_targets(y)
     present = np.unique(y)
     if len(present) < 2:
         raise ValueError(f"{type(estimator).__name__} needs at least 2 classes but the training labels hold only 1 "
@@ -194,7 +194,8 @@ class CostSensitiveReduction(ClassifierMixin, BaseEstimator):
     ``estimator``: the base learner, cloned for every subproblem; a classifier accepting ``sample_weight`` for
     ``"wap"`` and ``"filter_tree"`` (default ``LogisticRegression(max_iter=1000)``), a regressor for ``"csoaa"``
     (default ``Ridge(alpha=1.0)``: ``costsensitive``'s ``RegressionOneVsRest`` regresses each class's cost).
-    ``cost_matrix``: (K, K) indexed by ``classes_`` (None: 0-1 costs).  ``labels``: all classes (module docstring).
+    ``cost_matrix``: (K, K), rows true and columns predicted class, both in ``classes_`` order (None: 0-1 costs).
+    ``labels``: all classes, in that order (module docstring).
     ``random_state``: seeds a base learner whose own ``random_state`` is None (the same seed for every
     subproblem); the reductions themselves are deterministic.  ``"wap"``/``"csoaa"`` need the ``peers`` extra.
     """
@@ -273,8 +274,8 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     one estimator per fold of ``cv``, each calibrated on its held-out fold, probabilities averaged; multiclass by
     one-vs-rest calibration and normalisation), then ``predict`` = ``classes_[argmin_k sum_j P_j C[j, k]]``
     (:func:`csrepro.costs.bayes_decision`, ties to the lowest index; O'Brien's g(p; c) = argmin_i sum_j c_{i|j} p_j
-    with c_{i|j} = C[j, i]).  ``estimator`` default: ``LogisticRegression(max_iter=1000)``; ``cost_matrix`` (K, K)
-    indexed by ``classes_`` (None: 0-1 costs, i.e. the argmax of the calibrated probabilities); ``labels``: all
+    with c_{i|j} = C[j, i]).  ``estimator`` default: ``LogisticRegression(max_iter=1000)``; ``cost_matrix`` (K, K),
+    rows true and columns predicted class, both in ``classes_`` order (None: 0-1 costs, i.e. the argmax of the calibrated probabilities); ``labels``: all
     classes (module docstring: an absent class gets probability 0); ``random_state`` seeds an estimator whose own
     ``random_state`` is None (integer ``cv`` folds are stratified and unshuffled, so deterministic; fewer folds, at
     least 2, when the rarest class has fewer than ``cv`` members: a class with one member is then absent from one
@@ -316,7 +317,7 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
         # slower with a multithreaded OpenBLAS on a busy 2-core machine; the experiments parallelise over folds instead
         with threadpool_limits(limits=1, user_api="blas"):
             self.calibrated_ = CalibratedClassifierCV(base, method=self.method, cv=folds, ensemble=True).fit(X, y)
-        self._columns = np.searchsorted(self.classes_, self.calibrated_.classes_)
+        self._columns = codes_of(self.classes_, self.calibrated_.classes_)
         return self
 
     def predict_proba(self, X):

@@ -327,3 +327,54 @@ def test_best_set_errors():
         best_set(np.ones((3, 2)), alpha=0)
     with pytest.raises(ValueError, match=r"equal length >= 2"):
         best_set(np.array([[1.0, 2.0]]))
+
+
+def test_cost_scorer_is_the_negative_mean_cost_in_labels_order():
+    """make_cost_scorer (issue 28): rows true, columns predicted, in ``labels`` order as given; greater is better."""
+    from sklearn.dummy import DummyClassifier
+
+    from csrepro.metrics import make_cost_scorer
+
+    C = np.array([[0.0, 1.0, 20.0], [2.0, 0.0, 1.0], [10.0, 3.0, 0.0]])  # labels cat, dog, bird
+    X, y = np.zeros((4, 1)), np.array(["cat", "cat", "dog", "bird"])
+    always_bird = DummyClassifier(strategy="constant", constant="bird").fit(X, y)
+    scorer = make_cost_scorer(C, labels=["cat", "dog", "bird"])
+    assert scorer(always_bird, X, y) == pytest.approx(-(20.0 + 20.0 + 1.0 + 0.0) / 4)
+    assert make_cost_scorer(C, labels=["bird", "cat", "dog"])(always_bird, X, y) == pytest.approx(-(2 + 2 + 10) / 4)
+    with pytest.raises(ValueError, match=r"true labels \['cat'\] are not in labels=\['dog', 'bird'\]"):
+        make_cost_scorer(C[1:, 1:], labels=["dog", "bird"])(always_bird, X, y)
+    with pytest.raises(ValueError, match="labels has duplicates"):
+        make_cost_scorer(C, labels=["cat", "cat", "bird"])
+    with pytest.raises(CostMatrixError, match="cost matrix is 3x3 but there are 2 classes"):
+        make_cost_scorer(C, labels=["cat", "dog"])
+    with pytest.raises(ValueError, match="needs labels"):
+        make_cost_scorer(C, labels=None)
+
+
+def test_cost_scorer_selects_by_cost_in_grid_search():
+    """GridSearchCV with the cost scorer picks the grid point of least cross-validated cost, which differs from the
+    accuracy choice when one mistake is very costly."""
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import GridSearchCV, cross_val_predict
+
+    from csrepro.calibration import BayesRuleClassifier
+    from csrepro.metrics import make_cost_scorer
+    from csrepro.probability.naive_bayes import QuantizedNaiveBayes
+
+    X, y = make_classification(n_samples=150, n_features=4, n_informative=3, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, flip_y=0.2, random_state=1)
+    C = np.array([[0.0, 1.0, 1.0], [50.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    grid = {"cost_matrix": [None, C]}
+    search = GridSearchCV(BayesRuleClassifier(QuantizedNaiveBayes()), grid, cv=3,
+                          scoring=make_cost_scorer(C, labels=[0, 1, 2])).fit(X, y)
+    assert search.best_params_["cost_matrix"] is C
+    from sklearn.model_selection import StratifiedKFold
+
+    costs = []
+    for point in search.cv_results_["params"]:
+        per_fold = []
+        for train, test in StratifiedKFold(3).split(X, y):
+            pred = BayesRuleClassifier(QuantizedNaiveBayes(), **point).fit(X[train], y[train]).predict(X[test])
+            per_fold.append(C[y[test], pred].mean())
+        costs.append(-np.mean(per_fold))
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], costs)

@@ -54,7 +54,7 @@ a full Newton step of the logistic loss can overshoot); the test file checks tha
 Deviations.  Stumps only (the paper grows J-leaf trees best-first; Appel et al. use stumps for every method); no
 minimum node size (a stump at the root always has samples on both sides on the uniform thresholds); thresholds
 are REBEL's N_tau evenly spaced ones (:meth:`~csrepro.weak.binning.BinMapper.fit_uniform`), not every midpoint.
-``cost_matrix`` is accepted for :func:`csrepro.methods.make_estimator` and ignored (cost-neutral).
+Cost-neutral: no ``cost_matrix`` parameter (:func:`csrepro.methods.make_estimator` warns when given one).
 """
 
 from __future__ import annotations
@@ -158,9 +158,8 @@ class AOSOLogitBoostClassifier(_VectorBoost):
     backend : {"cython", "numpy"}
         Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some (an absent class only ever has its score lowered).
-    cost_matrix : None
-        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral).
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
+        absent class only ever has its score lowered).
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold, then
         lowest class index).
@@ -181,19 +180,17 @@ class AOSOLogitBoostClassifier(_VectorBoost):
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
-        "cost_matrix": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=200, learning_rate=0.5, max_step=5.0, n_bins=200, backend="cython", labels=None,
-                 cost_matrix=None, random_state=None):
+                 random_state=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_step = max_step
         self.n_bins = n_bins
         self.backend = backend
         self.labels = labels
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     def _leaf(self, P, Y, rows, K):

@@ -13,10 +13,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro.validation import check_binary_classes
+from csrepro.validation import check_binary_classes, check_sample_weight, check_targets, drop_unweighted
 from csrepro.weak.base import WeakLearner
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.criteria import (
@@ -40,7 +39,8 @@ class BoostState:
 
     ``y``: labels in {-1, +1}; ``F``: current scores F(x_i) (the base class adds each step);
     ``w``: boosting weights; ``m``: index of the current iteration; ``stop``: set True in a
-    hook to end training after the current step.
+    hook to end training after the current step; ``sw``: the fit's sample weights scaled to mean 1
+    (None without).
     """
 
     y: np.ndarray
@@ -49,11 +49,23 @@ class BoostState:
     m: int = 0
     stop: bool = False
     info: dict = field(default_factory=dict)
+    sw: np.ndarray | None = None
+
+    def weighted(self, w):
+        """Per-example weights ``w`` times the sample weights (``w`` itself without sample weights)."""
+        return w if self.sw is None else w * self.sw
 
 
 def logistic_inverse_link(F):
     """P(y = +1 | x) = e^F / (e^F + e^-F) = 1 / (1 + e^{-2F}) (thesis (VI.16), (VI.25); FHT 2000)."""
     return 0.5 * (1.0 + np.tanh(np.asarray(F, dtype=float)))
+
+
+#: the scikit-learn check that boosters with Laplace-smoothed cells (:func:`~csrepro.weak.criteria.posterior_cells`)
+#: fail, and why: their sample weights are exact example weights everywhere else
+ROW_SMOOTHING = {"check_sample_weight_equivalence_on_dense_data":
+                 "the cells' smoothing adds pseudo-samples of the mean weight per training row (and the histogram "
+                 "learner's equal-count bins count rows), so an integer weight is not exactly that many repeated rows"}
 
 
 def _weak_learners(names):
@@ -76,7 +88,10 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
 
     Hooks for subclasses:
 
-    * ``_init_state(y) -> BoostState`` -- default: F = 0, w = 1/n.
+    * ``_init_state(y, sw) -> BoostState`` -- default: F = 0, w = 1/n, or the sample weights ``sw`` (mean 1)
+      over n: the initial distribution D_1 is the normalised sample weights, as in scikit-learn's AdaBoost.
+      Weights a booster recomputes from F (LogitBoost's p (1 - p), the margin losses' phi') are multiplied by
+      them (``state.weighted``), so that an integer weight acts as that many copies of the row.
     * ``_objective(state) -> (channels, criterion)`` -- what the weak learner fits (required).
     * ``_coefficient(state, h, hx) -> float | None`` -- the step alpha_m; default 1.
     * ``_update(state, g)`` -- new weights after F += g (g = alpha h on the training rows); default: nothing.
@@ -105,9 +120,6 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         (see :func:`~csrepro.weak.criteria.posterior_cells`).
     backend : {"cython", "numpy"}
         Histogram kernel or its NumPy reference (identical sums; for tests and benchmarks).
-    cost_matrix : None
-        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; the
-        cost-insensitive boosters ignore it.
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties go to the lowest
         feature index and threshold).
@@ -128,25 +140,23 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         "hist_bins": [Interval(Integral, 1, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="neither")],
         "backend": [StrOptions(set(BACKENDS))],
-        "cost_matrix": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16, smoothing=1.0,
-                 backend="cython", cost_matrix=None, random_state=None):
+                 backend="cython", random_state=None):
         self.n_estimators = n_estimators
         self.weak_learner = weak_learner
         self.max_bins = max_bins
         self.hist_bins = hist_bins
         self.smoothing = smoothing
         self.backend = backend
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     # ----- hooks -----------------------------------------------------------------------------
-    def _init_state(self, y):
+    def _init_state(self, y, sw=None):
         n = len(y)
-        return BoostState(y=y, F=np.zeros(n), w=np.full(n, 1.0 / n))
+        return BoostState(y=y, F=np.zeros(n), w=np.full(n, 1.0 / n) if sw is None else sw / n, sw=sw)
 
     def _objective(self, state):
         raise NotImplementedError
@@ -180,18 +190,20 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
     def _validate_training(self, X, y):
         """Finite float X, labels as +-1 (``classes_[1]`` -> +1); errors name the problem and the fix."""
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_ = np.unique(y)
         check_binary_classes(self, self.classes_)
         return X, np.where(y == self.classes_[1], 1.0, -1.0)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Run up to ``n_estimators`` boosting iterations on (X, y)."""
+    def fit(self, X, y, sample_weight=None):
+        """Run up to ``n_estimators`` boosting iterations on (X, y); ``sample_weight`` (n,), non-negative, gives
+        the initial distribution (normalised; None: uniform)."""
         learner = self._check_params()
         X, ypm = self._validate_training(X, y)
+        sw, X, ypm = drop_unweighted(check_sample_weight(sample_weight, X), X, ypm)
         data = BinnedData.memoised(X, self.max_bins, self.backend)
-        state = self._init_state(ypm)
+        state = self._init_state(ypm, sw)
         estimators, alphas = [], []
         for m in range(self.n_estimators):
             state.m = m
@@ -315,12 +327,12 @@ class RealBoostClassifier(_BinaryBoost):
     WEAK_LEARNERS = ("histogram", "stump", "tree4")
     _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
                                     "weak_learner": _weak_learners(WEAK_LEARNERS)}
+    _expected_failed_checks = ROW_SMOOTHING
 
     def __init__(self, n_estimators=100, weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0,
-                 backend="cython", cost_matrix=None, random_state=None):
+                 backend="cython", random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
-                         random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
 
     def _objective(self, state):
         channels = class_channels(state.w, state.y)
@@ -349,18 +361,17 @@ class LogitBoostClassifier(_BinaryBoost):
     W_FLOOR = 2 * np.finfo(float).eps
 
     def __init__(self, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16, smoothing=1.0,
-                 z_max=4.0, backend="cython", cost_matrix=None, random_state=None):
+                 z_max=4.0, backend="cython", random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
-                         random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
         self.z_max = z_max
 
     def _objective(self, state):
         p = logistic_inverse_link(state.F)
         w = np.maximum(p * (1.0 - p), self.W_FLOOR)
         z = np.clip((0.5 * (state.y + 1.0) - p) / w, -self.z_max, self.z_max)
-        state.w = w
-        return wls_channels(w, z), LeastSquares()
+        state.w = state.weighted(w)
+        return wls_channels(state.w, z), LeastSquares()
 
     def _coefficient(self, state, h, hx):
         return 0.5

@@ -21,6 +21,10 @@ condition (15), D_t . 1_{h_t} <= D_t . U_gamma, reads delta_t >= gamma (:func:`w
 all K classes present CoMBo's L_0 = K (K - 1), so L_T <= K (K - 1) prod_t sqrt(1 - delta_t^2) (Theorem 6), and
 L_T bounds ||C_S||^2 of the training confusion matrix (eqs. (5)-(7)).
 
+No ``cost_matrix`` parameter: D_t is the algorithm's own, rebuilt from the scores, and a misclassification cost
+matrix is not used (:func:`csrepro.methods.make_estimator` warns when one is given to the ids ``combo`` and
+``adaboost_mm``).
+
 The two boosters share one loop; only w_i differs.  Weak learners (``weak_learner``), both
 :class:`~csrepro.weak.trees.TreeLearner` trees of depth ``max_depth`` on :class:`~csrepro.weak.binning.BinnedData`:
 
@@ -54,6 +58,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from csrepro.boosting.scores import _VectorBoost, _VoteProba
+from csrepro.validation import check_sample_weight, drop_unweighted
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.criteria import Gini, LeastCost, label_channels
 from csrepro.weak.trees import TreeLearner
@@ -66,9 +71,13 @@ FLOOR = 1e-10
 
 
 # ----- the paper's quantities ------------------------------------------------------------------------------------
-def class_weights(z: np.ndarray, n_classes: int) -> np.ndarray:
-    """CoMBo's w_i = 1 / m_{y_i} (eq. (13)) for class indices ``z`` (n,)."""
-    return 1.0 / np.bincount(z, minlength=n_classes)[z]
+def class_weights(z: np.ndarray, n_classes: int, sample_weight=None) -> np.ndarray:
+    """CoMBo's w_i = 1 / m_{y_i} (eq. (13)) for class indices ``z`` (n,); with ``sample_weight`` s,
+    w_i = s_i / sum_{j: y_j = y_i} s_j (m_y counted in weight, so an integer weight acts as copies of the row)."""
+    if sample_weight is None:
+        return 1.0 / np.bincount(z, minlength=n_classes)[z]
+    mass = np.bincount(z, weights=sample_weight, minlength=n_classes)[z]
+    return np.divide(sample_weight, mass, out=np.zeros(len(z)), where=mass > 0)
 
 
 def _differences(F, z):
@@ -144,12 +153,11 @@ class _CostMatrixBoost(_VoteProba, _VectorBoost):
         "max_bins": [Interval(Integral, 2, None, closed="left"), None],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
-        "cost_matrix": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=200, max_depth=3, weak_learner="cost_tree", step="approx", max_bins=255,
-                 backend="cython", labels=None, cost_matrix=None, random_state=None):
+                 backend="cython", labels=None, random_state=None):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.weak_learner = weak_learner
@@ -157,11 +165,11 @@ class _CostMatrixBoost(_VoteProba, _VectorBoost):
         self.max_bins = max_bins
         self.backend = backend
         self.labels = labels
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     @staticmethod
-    def _weights(z, n_classes):
+    def _weights(z, n_classes, sample_weight=None):
+        """Per-example weights w_i (n,) for class indices ``z``, times ``sample_weight`` (mean 1) when given."""
         raise NotImplementedError
 
     @staticmethod
@@ -177,12 +185,14 @@ class _CostMatrixBoost(_VoteProba, _VectorBoost):
         return D, top
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Boost up to ``n_estimators`` trees on (X, y)."""
+    def fit(self, X, y, sample_weight=None):
+        """Boost up to ``n_estimators`` trees on (X, y).  ``sample_weight`` (n,), non-negative, enters through
+        D_1: it multiplies the per-example weights w_i (CoMBo: m_y counted in weight)."""
         X, z = self._validate_training(X, y)
+        sw, X, z = drop_unweighted(check_sample_weight(sample_weight, X), X, z)
         m, K = len(X), len(self.classes_)
         rows = np.arange(m)
-        w = self._weights(z, K)
+        w = self._weights(z, K, sw)
         data = BinnedData.memoised(X, self.max_bins, self.backend)
         learner = TreeLearner(max_depth=self.max_depth)
         cost_tree = self.weak_learner == "cost_tree"
@@ -250,10 +260,8 @@ _PARAMETERS = """
     backend : {"cython", "numpy"}
         Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some (an absent class is a label the trees may predict).
-    cost_matrix : None
-        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral: the
-        cost matrix D_t is the algorithm's own).
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
+        absent class is a label the trees may predict).
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold,
         then lowest label).
@@ -272,8 +280,8 @@ class AdaBoostMMClassifier(_CostMatrixBoost):
     """
 
     @staticmethod
-    def _weights(z, n_classes):
-        return np.ones(len(z))
+    def _weights(z, n_classes, sample_weight=None):
+        return np.ones(len(z)) if sample_weight is None else sample_weight
 
 
 class CoMBoClassifier(_CostMatrixBoost):
@@ -285,8 +293,8 @@ class CoMBoClassifier(_CostMatrixBoost):
     """
 
     @staticmethod
-    def _weights(z, n_classes):
-        return class_weights(z, n_classes)
+    def _weights(z, n_classes, sample_weight=None):
+        return class_weights(z, n_classes, sample_weight)
 
 
 AdaBoostMMClassifier.__doc__ += _PARAMETERS

@@ -58,12 +58,13 @@ class _CostBoost(_BinaryCostBoost):
     INIT = "uniform"  # or "cost": initial weights proportional to the costs
     SCALED = None  # "max" / "sum": costs divided by the larger one / by C1 + C2 (the papers' costs in (0, 1])
 
-    def _init_state(self, y):
-        state = super()._init_state(y)
+    def _init_state(self, y, sw=None):
+        state = super()._init_state(y, sw)
         c = np.where(y > 0, *self.costs_)
         state.info["c"] = c / {None: 1.0, "max": max(self.costs_), "sum": sum(self.costs_)}[self.SCALED]
         if self.INIT == "cost":
-            state.w = state.info["c"] / state.info["c"].sum()
+            weighted = state.weighted(state.info["c"])
+            state.w = weighted / weighted.sum()
         return state
 
     def _objective(self, state):

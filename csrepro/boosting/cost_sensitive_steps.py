@@ -42,14 +42,20 @@ def check_costs(C1, C2) -> tuple[float, float]:
     return out[0], out[1]
 
 
-def class_balanced_weights(ys) -> np.ndarray:
-    """Initial weights of Algorithms 4-5: 1/(2|I+|) on each positive, 1/(2|I-|) on each negative."""
+def class_balanced_weights(ys, sample_weight=None) -> np.ndarray:
+    """Initial weights of Algorithms 4-5: 1/(2|I+|) on each positive, 1/(2|I-|) on each negative; with
+    ``sample_weight``, sample_weight_i / (2 x the class's summed sample weight) (|I+-| counted in weight)."""
     ys = np.asarray(ys)
     pos = ys > 0
-    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    if sample_weight is None:
+        n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    else:
+        n_pos, n_neg = float(sample_weight[pos].sum()), float(sample_weight[~pos].sum())
     if n_pos == 0 or n_neg == 0:
-        raise ValueError(f"class-balanced weights need both classes; got {n_pos} positives and {n_neg} negatives")
-    return np.where(pos, 0.5 / n_pos, 0.5 / n_neg)
+        raise ValueError(f"class-balanced weights need both classes; got {n_pos} positives and {n_neg} negatives "
+                         "(counted in sample weight)")
+    w = np.where(pos, 0.5 / n_pos, 0.5 / n_neg)
+    return w if sample_weight is None else w * sample_weight
 
 
 def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=1e-12, max_iter=100, backend="cython"):

@@ -56,7 +56,7 @@ Reconstruction (what is ours, not Shen & Hao's text, which we could not consult 
 
 Staged outputs: the solve is totally corrective, so the weights of every round are kept (``coef_path_``); stage t
 is the model of round t, equal to a refit with ``n_estimators=t`` (the rounds do not depend on T).
-``cost_matrix`` is accepted for the uniform interface of :func:`csrepro.methods.make_estimator` and ignored.
+Cost-neutral: no ``cost_matrix`` parameter (:func:`csrepro.methods.make_estimator` warns when given one).
 """
 
 from __future__ import annotations
@@ -212,9 +212,8 @@ class CWBoostClassifier(_VectorBoost):
     backend : {"cython", "numpy"}
         Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some (an absent class: F = -inf, never predicted).
-    cost_matrix : None
-        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral).
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
+        absent class: F = -inf, never predicted).
     random_state : None
         Accepted for a uniform interface; training is deterministic.
 
@@ -236,12 +235,11 @@ class CWBoostClassifier(_VectorBoost):
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
-        "cost_matrix": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=200, nu=1e-4, loss="exp", tolerance=1e-3, max_iter=1000, n_bins=200,
-                 backend="cython", labels=None, cost_matrix=None, random_state=None):
+                 backend="cython", labels=None, random_state=None):
         self.n_estimators = n_estimators
         self.nu = nu
         self.loss = loss
@@ -250,7 +248,6 @@ class CWBoostClassifier(_VectorBoost):
         self.n_bins = n_bins
         self.backend = backend
         self.labels = labels
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -17,8 +17,9 @@ this module's.
   on :func:`~csrepro.weak.criteria.class_channels` of the colour labels mu_t(y_i).
 * :func:`random_coloring`, :func:`max_cut_coloring` -- the two colouring rules of ``coloring``.
 
-Cost-neutral: ``cost_matrix`` is accepted only for the uniform interface of :func:`csrepro.methods.make_estimator`
-and ignored, as in :mod:`csrepro.boosting.multiclass_baselines`.
+Cost-neutral: it has no ``cost_matrix`` parameter (a cost matrix given to its method id through
+:func:`csrepro.methods.make_estimator` only scores its predictions, and the registry warns), as in
+:mod:`csrepro.boosting.multiclass_baselines`.
 """
 
 from __future__ import annotations
@@ -150,9 +151,8 @@ class AdaBoostECCClassifier(_VectorBoost):
     backend : {"cython", "numpy"}
         Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some (an absent class is a wrong label of every sample).
-    cost_matrix : None
-        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral).
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
+        absent class is a wrong label of every sample).
     random_state : None, int or RandomState
         Seeds the random colourings; the stumps are deterministic (ties: lowest feature, then threshold).
 
@@ -166,13 +166,12 @@ class AdaBoostECCClassifier(_VectorBoost):
     VOTE_FLOOR = AdaBoostClassifier.ERR_FLOOR
 
     def __init__(self, n_estimators=200, n_bins=200, coloring="random", backend="cython", labels=None,
-                 cost_matrix=None, random_state=None):
+                 random_state=None):
         self.n_estimators = n_estimators
         self.n_bins = n_bins
         self.coloring = coloring
         self.backend = backend
         self.labels = labels
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     def _color(self, D, z, rng):

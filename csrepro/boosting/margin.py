@@ -17,7 +17,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from csrepro.boosting.binary import _BinaryBoost, _weak_learners
+from csrepro.boosting.binary import ROW_SMOOTHING, _BinaryBoost, _weak_learners
 from csrepro.boosting.line_search import newton_line_search
 from csrepro.losses.binary import get_margin_loss
 from csrepro.weak.criteria import (
@@ -56,6 +56,7 @@ class _PosteriorStepBoost(_BinaryBoost):
     WEAK_LEARNERS = ("histogram", "stump", "tree4")
     _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
                                     "weak_learner": _weak_learners(WEAK_LEARNERS)}
+    _expected_failed_checks = ROW_SMOOTHING
 
     def _weights(self, margins):
         return self.loss_.weight(margins)  # (III.56)
@@ -63,9 +64,9 @@ class _PosteriorStepBoost(_BinaryBoost):
     def _cell_output(self, Wp, Wn):
         return _half_log_ratio(Wp, Wn)
 
-    def _init_state(self, y):
-        state = super()._init_state(y)
-        state.w = self._weights(y * state.F)
+    def _init_state(self, y, sw=None):
+        state = super()._init_state(y, sw)
+        state.w = state.weighted(self._weights(y * state.F))
         return state
 
     def _objective(self, state):
@@ -73,7 +74,7 @@ class _PosteriorStepBoost(_BinaryBoost):
         return channels, posterior_cells(self._cell_output, _gradient_loss, channels, self.smoothing)
 
     def _update(self, state, g):
-        state.w = self._weights(state.y * state.F)
+        state.w = state.weighted(self._weights(state.y * state.F))
 
     def _inverse_link(self, F):
         return self.loss_.inverse_link(F)
@@ -120,7 +121,7 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
         Gaussian/Laplacian) make F oscillate.  With the line search rho absorbs the scale, G is
         the same for every a, and a has no effect on the predictions.
     n_estimators, weak_learner ("histogram", "stump", "tree4"), max_bins, hist_bins, smoothing,
-    backend, cost_matrix, random_state
+    backend, random_state
         As :class:`~csrepro.boosting.binary._BinaryBoost`.
     """
 
@@ -136,10 +137,9 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
 
     def __init__(self, loss="canonical_logistic", a=1.0, output="realboost", step="unit", n_estimators=100,
                  weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0, backend="cython",
-                 cost_matrix=None, random_state=None):
+                 random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
-                         random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
         self.loss = loss
         self.a = a
         self.output = output
@@ -199,10 +199,9 @@ class SavageBoostClassifier(_PosteriorStepBoost):
                                     "weighting": [StrOptions(set(WEIGHTINGS))]}
 
     def __init__(self, n_estimators=100, weak_learner="histogram", weighting="gradient", max_bins=None, hist_bins=16,
-                 smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
+                 smoothing=1.0, backend="cython", random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
-                         random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
         self.weighting = weighting
 
     def _check_params(self):
@@ -240,12 +239,15 @@ class TangentBoostClassifier(_BinaryBoost):
     _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
                                     "weak_learner": _weak_learners(WEAK_LEARNERS),
                                     "weights": [StrOptions(set(WEIGHTS))]}
+    # weighted and repeated fits agree to float rounding in F (tests/boosting/test_binary_boost.py), which the
+    # saturating tangent link turns into probabilities 0 vs 5e-5 on the check's data (atol 1e-9)
+    _expected_failed_checks = {"check_sample_weight_equivalence_on_dense_data":
+                               "float rounding of F, amplified where the tangent link saturates at 0 or 1"}
 
     def __init__(self, n_estimators=100, weak_learner="line", weights="thesis", max_bins=None, hist_bins=16,
-                 smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
+                 smoothing=1.0, backend="cython", random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
-                         random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
         self.weights = weights
 
     def _check_params(self):
@@ -257,9 +259,9 @@ class TangentBoostClassifier(_BinaryBoost):
         z = y * (0.5 - np.arctan(y * F)) * (1.0 + F * F)  # (IV.37) for y = 1, (IV.38) for y = -1
         if self.weights == "thesis":
             eta = self.loss_.inverse_link(F)
-            state.w = eta * (1.0 - eta)
+            state.w = state.weighted(eta * (1.0 - eta))
         else:
-            state.w = 1.0 / (1.0 + F * F) ** 2
+            state.w = state.weighted(1.0 / (1.0 + F * F) ** 2)
         return wls_channels(state.w, z), LeastSquares()
 
     def _coefficient(self, state, h, hx):

@@ -7,7 +7,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import exp_losses, exp_losses_ref
@@ -16,6 +15,7 @@ from csrepro.boosting.line_search import newton_line_search
 from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
 from csrepro.losses.multiclass import MULTICLASS_LOSSES, get_loss
+from csrepro.validation import check_targets, classes_and_codes
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import SignRegression
 from csrepro.weak.lines import LineLearner
@@ -168,8 +168,9 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
     ----------
     loss : {"mcboost", "gel", "gll", "ls", "lt"}
     cost_matrix : array (M, M) or None
-        ``C[j, k]`` = cost of predicting class k for true class j, classes in sorted label
-        order; None means 0-1 costs.  Used by the loss and by ``decision="bayes"``.
+        ``C[j, k]`` = cost of predicting class k for true class j (rows: true class, columns: predicted class,
+        both in ``classes_`` order: ``labels`` as given, else sorted); None means 0-1 costs.  Used by the loss
+        and by ``decision="bayes"``.
     n_estimators : int >= 1
         Boosting iterations T; each adds up to M-1 weak learners.
     decision : {"argmax", "bayes"}
@@ -180,8 +181,9 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
     backend : {"cython", "numpy"}
         Kernels or their NumPy references (identical maths; for tests and benchmarks).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some of them (e.g. a training split
-        without a rare class); ``cost_matrix`` is indexed by them.  None: the labels of ``y``.
+        All class labels, in the order of ``cost_matrix``'s rows and columns (kept as given, duplicates refused),
+        also when ``y`` lacks some of them (e.g. a training split without a rare class).  None: the sorted labels
+        of ``y``.
     random_state : None
         Accepted for a uniform interface; the algorithm is deterministic (ties between
         features go to the lowest index).
@@ -233,19 +235,14 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         """
         loss = get_loss(self.loss)
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
+        check_targets(y)
         present = np.unique(y)
         if len(present) < 2:
             raise ValueError(
                 f"MCBoost needs at least 2 classes but the training labels hold only 1 class ({present[0]!r}); "
                 "a single-class training fold cannot train a classifier (use a stratified split)"
             )
-        self.classes_ = present if self.labels is None else np.unique(np.asarray(self.labels))
-        unknown = np.setdiff1d(present, self.classes_)
-        if len(unknown):
-            raise ValueError(f"training labels {unknown.tolist()} are not in labels={self.classes_.tolist()}; "
-                             "add them to `labels` or drop those samples")
-        z = np.searchsorted(self.classes_, y)
+        self.classes_, z = classes_and_codes(y, self.labels)
         M = len(self.classes_)
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
         self.codewords_ = simplex_codewords(M)

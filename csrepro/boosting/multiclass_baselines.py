@@ -16,9 +16,8 @@ feature, then threshold.
   :class:`UniformStumpLearner`; prediction argmax_k F_k(x) (the one-vs-all reduction, e.g. Schapire & Singer
   1999, Sec. 6; Allwein, Schapire & Singer 2000).
 
-Neither uses costs; both take ``cost_matrix`` only for the uniform interface of
-:func:`csrepro.methods.make_estimator` (which builds every method with one) and ignore it, as the project's
-binary boosters do.
+Neither uses costs, so neither has a ``cost_matrix`` parameter (as the project's cost-neutral binary boosters);
+:func:`csrepro.methods.make_estimator` warns when a cost matrix is given to their method ids.
 """
 
 from __future__ import annotations
@@ -107,7 +106,6 @@ _CONSTRAINTS: dict = {
     "n_bins": [Interval(Integral, 2, None, closed="left")],
     "backend": [StrOptions(set(BACKENDS))],
     "labels": ["array-like", None],
-    "cost_matrix": ["array-like", None],
     "random_state": ["random_state"],
 }
 
@@ -117,13 +115,11 @@ class _MulticlassBoost(_VectorBoost):
 
     _parameter_constraints: dict = dict(_CONSTRAINTS)
 
-    def __init__(self, n_estimators=200, n_bins=200, backend="cython", labels=None, cost_matrix=None,
-                 random_state=None):
+    def __init__(self, n_estimators=200, n_bins=200, backend="cython", labels=None, random_state=None):
         self.n_estimators = n_estimators
         self.n_bins = n_bins
         self.backend = backend
         self.labels = labels
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
 
@@ -159,9 +155,8 @@ class AdaBoostMHClassifier(_MulticlassBoost):
     backend : {"cython", "numpy"}
         Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some (an absent class gets only negative codes).
-    cost_matrix : None
-        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral).
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
+        absent class gets only negative codes).
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold).
 
@@ -231,9 +226,7 @@ class OneVsAllAdaBoostClassifier(_MulticlassBoost):
     backend : {"cython", "numpy"}
         Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some.
-    cost_matrix : None
-        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral).
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some.
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold).
 

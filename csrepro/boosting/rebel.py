@@ -22,10 +22,12 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from csrepro.boosting.scores import _VectorBoost
 from csrepro.costs import CostMatrixError, check_cost_matrix_for_labels
+from csrepro.validation import check_sample_weight, drop_unweighted
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.vector import ExpVector, LayerTreeLearner
 
@@ -135,8 +137,8 @@ class REBELClassifier(_VectorBoost):
     Parameters
     ----------
     cost_matrix : array (K, K) or None
-        ``C[y, k]`` = cost of predicting class k for true class y, classes in sorted label order; None:
-        0-1 costs.  See :func:`rebel_cost_matrix` for what is accepted.
+        ``C[y, k]`` = cost of predicting class k for true class y (rows true, columns predicted, in ``classes_``
+        order: ``labels`` as given, else sorted); None: 0-1 costs.  See :func:`rebel_cost_matrix` for what is accepted.
     n_estimators : int >= 1
         Weak learners T.
     max_depth : int in [1, 4]
@@ -148,7 +150,7 @@ class REBELClassifier(_VectorBoost):
     backend : {"cython", "numpy"}
         Kernels (histogram, scan) or their NumPy references (same maths; tests and benchmarks).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some; ``cost_matrix`` is indexed by them.
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some; ``cost_matrix`` is indexed by them.
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold).
 
@@ -181,12 +183,17 @@ class REBELClassifier(_VectorBoost):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Boost ``n_estimators`` weak learners on (X, y) under the cost matrix."""
+    def fit(self, X, y, sample_weight=None):
+        """Boost ``n_estimators`` weak learners on (X, y) under the cost matrix.  ``sample_weight`` (n,),
+        non-negative, weighs each sample's terms of the surrogate loss (2) (normalised to mean 1: an integer
+        weight acts as that many copies of the sample)."""
         X, z = self._validate_training(X, y)
+        sw, X, z = drop_unweighted(check_sample_weight(sample_weight, X), X, z)
         self.cost_matrix_ = rebel_cost_matrix(self.cost_matrix, self.classes_)
         cp, cm = surrogate_targets(self.cost_matrix_)
         cp, cm = cp[z], cm[z]
+        if sw is not None:
+            cp, cm = cp * sw[:, None], cm * sw[:, None]
         crit = ExpVector()
         learner = LayerTreeLearner(self.max_depth)
         data = BinnedData.memoised(X, self.n_bins, self.backend, spacing="uniform")
@@ -195,7 +202,7 @@ class REBELClassifier(_VectorBoost):
         channels = np.hstack([cp, cm])
         self.bias_ = crit.step(channels.sum(axis=0), np.zeros(2 * K)) if self.bias else np.zeros(K)
         H += self.bias_
-        beta = decompose_costs(self.cost_matrix_)[0][z].mean()
+        beta = np.average(decompose_costs(self.cost_matrix_)[0][z], weights=sw)
         estimators, weights, losses = [], [], []
         channels, work = np.empty((len(X), 2 * K)), np.empty((len(X), K))
         for _ in range(self.n_estimators):
@@ -235,14 +242,22 @@ class REBELClassifier(_VectorBoost):
         for h, a in zip(self.estimators_, self.estimator_weights_):
             yield h.predict(X)[:, None] * a
 
-    def _check_zero_one(self):
-        check_is_fitted(self)
-        C = self.cost_matrix_ - np.diag(self.cost_matrix_)[:, None]
+    def _zero_one(self) -> bool:
+        """Whether the costs are 0-1 up to row shifts and scale (C - diag(C) a multiple of 1 - I): the fitted
+        ``cost_matrix_``, else the ``cost_matrix`` parameter (None: 0-1).  ``predict_proba`` exists only then."""
+        C = getattr(self, "cost_matrix_", None)
+        if C is None:
+            if self.cost_matrix is None:
+                return True
+            try:
+                C = np.array(self.cost_matrix, dtype=np.float64)
+            except (TypeError, ValueError):
+                return False
+            if C.ndim != 2 or C.shape[0] != C.shape[1] or len(C) < 2 or not np.isfinite(C).all():
+                return False
+        C = C - np.diag(C)[:, None]
         off = C[~np.eye(len(C), dtype=bool)]
-        if not np.allclose(off, off[0], rtol=1e-12, atol=0.0):
-            raise ValueError("predict_proba needs a model trained with 0-1 costs (cost_matrix=None, or c (1 - I) up "
-                             "to row shifts): with other costs H_k(x) estimates no posterior. Train a cost-neutral "
-                             "REBEL and apply the costs at test time (csrepro.calibration.BayesRuleClassifier)")
+        return bool(np.allclose(off, off[0], rtol=1e-12, atol=0.0))
 
     @staticmethod
     def _posterior(H):
@@ -252,6 +267,7 @@ class REBELClassifier(_VectorBoost):
         P = np.exp(log_p)
         return P / P.sum(axis=1, keepdims=True)
 
+    @available_if(_zero_one)
     def predict_proba(self, X):
         """Posterior estimates P(classes_[k] | x) of a model trained with 0-1 costs; (n, K).
 
@@ -261,14 +277,17 @@ class REBELClassifier(_VectorBoost):
         H_k = 1/2 ln(p_k / (1 - p_k)), i.e. p_k = sigmoid(2 H_k) = 1 / (1 + e^{-2 H_k}), as for
         AdaBoost (Friedman, Hastie & Tibshirani 2000).  The K values need not sum to 1 for a finite
         model, so they are normalised over k.  The argmax of the result is ``predict``'s (sigmoid is
-        increasing).  Raises ValueError for a model trained with other costs (C - diag(C) not a
-        multiple of 1 - I).  Not in the paper: the Fig. 3 "standard approach" (experiments/rebel/NOTES.md).
+        increasing).  Defined only for 0-1 costs (``available_if``: with other costs, C - diag(C) not a multiple
+        of 1 - I, H_k(x) estimates no posterior and the estimator has no ``predict_proba``; train a cost-neutral
+        REBEL and apply the costs at test time, :class:`csrepro.calibration.BayesRuleClassifier`).  Not in the
+        paper: the Fig. 3 "standard approach" (experiments/rebel/NOTES.md).
         """
-        self._check_zero_one()
+        check_is_fitted(self)
         return self._posterior(self._scores(X))
 
+    @available_if(_zero_one)
     def staged_predict_proba(self, X):
         """Yield :meth:`predict_proba` after each weak learner 1..T (0-1 costs only)."""
-        self._check_zero_one()
+        check_is_fitted(self)
         for H in islice(self._stages(X), 1, None):
             yield self._posterior(H)

@@ -17,20 +17,19 @@ from itertools import islice
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro.validation import classes_and_codes
+from csrepro.validation import check_targets, classes_and_codes
 
 
 class _VectorBoost(ClassifierMixin, BaseEstimator):
     """Base of the score-vector boosters (REBEL, AdaBoost.MH, one-vs-all AdaBoost); not an estimator by itself."""
 
     def _validate_training(self, X, y):
-        """(X, z): finite float X and the indices z of y in ``classes_`` (``labels`` if given, else the sorted
+        """(X, z): finite float X and the indices z of y in ``classes_`` (``labels`` as given, else the sorted
         labels of y), which this sets; at least two classes must be present."""
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
+        check_targets(y)
         present = np.unique(y)
         if len(present) < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 classes but the training labels hold only 1 "

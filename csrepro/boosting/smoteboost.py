@@ -169,9 +169,8 @@ class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
     backend : {"cython", "numpy"}
         Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some (an absent class is never predicted).
-    cost_matrix : None
-        Accepted for the uniform interface of :func:`csrepro.methods.make_estimator`; ignored (cost-neutral).
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
+        absent class is never predicted).
     random_state : int, RandomState or None
         Seeds SMOTE (one RandomState per round); the trees are deterministic.
 
@@ -190,12 +189,11 @@ class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
         "max_bins": [Interval(Integral, 2, None, closed="left"), None],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
-        "cost_matrix": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=200, max_depth=3, k_neighbors=5, sampling_strategy="auto", max_bins=255,
-                 backend="cython", labels=None, cost_matrix=None, random_state=None):
+                 backend="cython", labels=None, random_state=None):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.k_neighbors = k_neighbors
@@ -203,7 +201,6 @@ class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
         self.max_bins = max_bins
         self.backend = backend
         self.labels = labels
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     def _targets(self, counts):

@@ -37,11 +37,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.dummy import DummyClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
-from csrepro.validation import classes_and_codes
+from csrepro.validation import check_targets, classes_and_codes, codes_of
 
 __all__ = ["MetaCostClassifier"]
 
@@ -71,7 +70,7 @@ def _spread(model, X, classes):
     if len(model.classes_) == len(classes) and np.array_equal(model.classes_, classes):
         return P
     full = np.zeros((len(X), len(classes)))
-    full[:, np.searchsorted(classes, model.classes_)] = P
+    full[:, codes_of(classes, model.classes_)] = P
     return full
 
 
@@ -92,14 +91,16 @@ class MetaCostClassifier(ClassifierMixin, BaseEstimator):
     estimator : classifier with ``fit`` and ``predict_proba``
         Required (None, the default, is refused at fit).
     cost_matrix : (K, K) array-like or None
-        C[j, k] = cost of predicting ``classes_[k]`` for true class ``classes_[j]`` (row = true class; the paper's
+        C[j, k] = cost of predicting ``classes_[k]`` for true class ``classes_[j]`` (row = true class, column =
+        predicted class, in ``classes_`` order; the paper's
         c_{i|j} = C[j, i]).  None: 0-1 costs.
     n_resamples : int >= 1
         Bootstrap resamples R (Domingos and O'Brien et al.: 100).
     include_sample : bool
         True: average over all R models; False: only over the models whose resample lacks the example.
     labels : array-like or None
-        All class labels (sorted), when ``y`` may lack some; ``cost_matrix`` is indexed by them.
+        All class labels, in the order of ``cost_matrix``'s rows and columns (kept as given; it is ``classes_``),
+        when ``y`` may lack some.  None: the sorted labels of ``y``.
     n_jobs : int or None
         Resamples fitted in parallel by joblib; the result does not depend on it.
     random_state : None, int or RandomState
@@ -137,7 +138,7 @@ class MetaCostClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Bagged probabilities on (X, y), relabelling by minimum expected cost, final fit on the new labels."""
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_, _ = classes_and_codes(y, self.labels)
         if len(self.classes_) < 2:
             raise ValueError(f"MetaCostClassifier needs at least 2 classes but got only 1 class "

@@ -64,13 +64,12 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels, validate_cost_matrix, zero_one
 from csrepro.decision.rules import decide, mossman_rule
-from csrepro.validation import classes_and_codes
+from csrepro.validation import check_targets, classes_and_codes, codes_of
 
 __all__ = ["BOUND_MARGIN", "END_MARGIN", "EXPECTED_FAILED_CHECKS", "FORMS", "LachicheFlachClassifier", "LineSearch",
            "MossmanClassifier", "ORDERS", "PartitionMatrixClassifier", "learn_lf_weights", "learn_mossman_thresholds",
@@ -563,7 +562,7 @@ class _OutOfFoldRule(ClassifierMixin, BaseEstimator):
         if np.array_equal(est.classes_, self.classes_):
             return proba
         out = np.zeros((proba.shape[0], len(self.classes_)))
-        out[:, np.searchsorted(self.classes_, est.classes_)] = proba
+        out[:, codes_of(self.classes_, est.classes_)] = proba
         return out
 
     def _out_of_fold(self, X, y, rng):
@@ -584,7 +583,7 @@ class _OutOfFoldRule(ClassifierMixin, BaseEstimator):
             covered[test] += 1
             present = np.unique(y[train])
             if len(present) == 1:
-                P[test, np.searchsorted(self.classes_, present[0])] = 1.0
+                P[test, codes_of(self.classes_, present)[0]] = 1.0
                 continue
             est = clone(base).fit(X[train], y[train])
             P[test] = self._proba_columns(est, est.predict_proba(X[test]))
@@ -592,12 +591,13 @@ class _OutOfFoldRule(ClassifierMixin, BaseEstimator):
             raise ValueError("cv must put every training sample in exactly one test part")
         return P
 
-    @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
-    def fit(self, X, y):
-        """Learn the rule on out-of-fold probabilities of (X, y), then refit the estimator on all of (X, y)."""
+    def _fit_rule(self, X, y):
+        """Learn the rule on out-of-fold probabilities of (X, y), then refit the estimator on all of (X, y).  Each
+        public subclass's ``fit`` calls it, so that an unsupported argument (e.g. ``sample_weight``) is refused
+        under the public estimator's name."""
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        classes, _ = classes_and_codes(y, self.labels)
+        check_targets(y)
+        classes, codes = classes_and_codes(y, self.labels)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 classes; y has 1 class ({classes.tolist()})")
         self.classes_ = classes
@@ -605,7 +605,7 @@ class _OutOfFoldRule(ClassifierMixin, BaseEstimator):
         self._check_n_classes(len(classes))
         rng = check_random_state(self.random_state)
         P = self._out_of_fold(X, y, rng)
-        self._learn(P, np.searchsorted(classes, y), rng)
+        self._learn(P, codes, rng)
         estimator = clone(self._base_estimator())
         params = estimator.get_params(deep=False)
         if self.labels is not None and "labels" in params and params["labels"] is None:
@@ -629,7 +629,8 @@ class PartitionMatrixClassifier(_OutOfFoldRule):
     """O'Brien, Gupta & Gray 2008: eq. (1) with a partition matrix learned by eq. (12) on out-of-fold probabilities.
 
     ``estimator`` (default ``GaussianNB()``, any classifier with ``predict_proba``) gives probabilities;
-    ``cost_matrix`` (project orientation, ``C[j, k]``: predict k, true j; paper c = C.T; None: 0-1) scores
+    ``cost_matrix`` (project orientation, ``C[j, k]``: predict ``classes_[k]``, true ``classes_[j]``, i.e. rows true,
+    columns predicted, in ``classes_`` order; paper c = C.T; None: 0-1) scores
     them.  The partition matrix is learned by :func:`learn_partition` (``form``, ``n_passes``, ``order`` --
     a string or a permutation of class indices into ``classes_`` --, ``bounded``) on out-of-fold
     probabilities: an int ``cv`` gives seeded, shuffled ``StratifiedKFold(n)``, n = min(cv, smallest class
@@ -637,8 +638,8 @@ class PartitionMatrixClassifier(_OutOfFoldRule):
     object is used as given.  A fold's probabilities are laid out over all ``classes_`` (0 for a class its
     training part lacked; a single-class training part gives that class probability 1 without fitting).
     The estimator is then refitted on all data, and ``predict`` = argmin_k sum_j p_j A[j, k] (eq. 1) on its
-    ``predict_proba``, which is passed through.  ``labels``: all classes (sorted), as for
-    :class:`csrepro.calibration.BayesRuleClassifier`.  Attributes: ``partition_matrix_`` (project
+    ``predict_proba``, which is passed through.  ``labels``: all classes, in the order of ``cost_matrix``'s rows
+    and columns (kept as given; it is ``classes_``), as for :class:`csrepro.calibration.BayesRuleClassifier`.  Attributes: ``partition_matrix_`` (project
     orientation), ``train_cost_`` (mean out-of-fold training cost after each pass), ``initial_cost_`` (that of
     ``cost_matrix_`` itself), ``estimator_``, ``classes_``, ``cost_matrix_``.
     """
@@ -662,6 +663,11 @@ class PartitionMatrixClassifier(_OutOfFoldRule):
         self.bounded = bounded
         self.labels = labels
         self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
+    def fit(self, X, y):
+        """Learn the rule on out-of-fold probabilities of (X, y), then refit the estimator on all of (X, y)."""
+        return self._fit_rule(X, y)
 
     def _learn(self, P, y, rng):
         self.partition_matrix_, info = learn_partition(P, y, self.cost_matrix_, form=self.form,
@@ -700,6 +706,11 @@ class LachicheFlachClassifier(_OutOfFoldRule):
         self.labels = labels
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
+    def fit(self, X, y):
+        """Learn the rule on out-of-fold probabilities of (X, y), then refit the estimator on all of (X, y)."""
+        return self._fit_rule(X, y)
+
     def _learn(self, P, y, rng):
         self.weights_, info = learn_lf_weights(P, y, self.cost_matrix_, n_passes=self.n_passes, order=self.order,
                                                random_state=rng)
@@ -733,6 +744,11 @@ class MossmanClassifier(_OutOfFoldRule):
         self.cv = cv
         self.labels = labels
         self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
+    def fit(self, X, y):
+        """Learn the rule on out-of-fold probabilities of (X, y), then refit the estimator on all of (X, y)."""
+        return self._fit_rule(X, y)
 
     def _check_n_classes(self, K):
         if K > 3:

@@ -32,11 +32,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.probability.base import JointLikelihoodMixin
-from csrepro.validation import classes_and_codes
+from csrepro.validation import check_targets, classes_and_codes
 
 __all__ = ["QuantizedNaiveBayes", "quantization_edges"]
 
@@ -76,8 +75,9 @@ class QuantizedNaiveBayes(JointLikelihoodMixin, ClassifierMixin, BaseEstimator):
     alpha : float > 0
         Additive (Laplace for 1) smoothing of the feature likelihoods and of the class prior.
     labels : array-like or None
-        All class labels, when ``y`` may lack some: ``predict_proba`` has one column per label (sorted), an absent
-        class getting prior alpha / (N + alpha K) and likelihoods 1 / m_j.  None: the labels of ``y``.
+        All class labels, when ``y`` may lack some: ``predict_proba`` has one column per label, in the order given
+        (``classes_``; duplicates refused), an absent class getting prior alpha / (N + alpha K) and likelihoods
+        1 / m_j.  None: the sorted labels of ``y``.
 
     Attributes
     ----------
@@ -108,7 +108,7 @@ class QuantizedNaiveBayes(JointLikelihoodMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Code the features (categories or quantisation levels) and count N_kjv and N_k on (X, y)."""
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_, z = classes_and_codes(y, self.labels)
         K, alpha = len(self.classes_), float(self.alpha)
         self.quantized_ = np.zeros(X.shape[1], dtype=bool)

@@ -35,11 +35,10 @@ import numpy as np
 from scipy.linalg import cho_factor, solve_triangular
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from csrepro.probability.base import JointLikelihoodMixin
-from csrepro.validation import classes_and_codes
+from csrepro.validation import check_targets, classes_and_codes
 
 __all__ = ["DEFAULT_GRID", "RegularizedDiscriminantAnalysis", "condition_number", "identity_scale",
            "regularized_covariance", "schedule_path"]
@@ -97,7 +96,8 @@ class RegularizedDiscriminantAnalysis(JointLikelihoodMixin, ClassifierMixin, Bas
     grid : array-like or None
         Strictly increasing values t in [0, 1/2]; None: :data:`DEFAULT_GRID`.
     labels : array-like or None
-        All class labels, when ``y`` may lack some (those get a zero ``predict_proba`` column).
+        All class labels, when ``y`` may lack some (those get a zero ``predict_proba`` column); ``classes_`` and the
+        ``predict_proba`` columns follow their order as given (duplicates refused).  None: the sorted labels of ``y``.
 
     Attributes
     ----------
@@ -135,7 +135,7 @@ class RegularizedDiscriminantAnalysis(JointLikelihoodMixin, ClassifierMixin, Bas
         """Class means, ML covariances, the pooled one, and per class the first blend on the schedule with
         condition number below ``max_condition``."""
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        check_targets(y)
         path = schedule_path(self.schedule, self._grid())
         self.classes_, z = classes_and_codes(y, self.labels)
         N, d = X.shape

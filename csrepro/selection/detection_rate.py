@@ -27,12 +27,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.model_selection import LeaveOneOut, ParameterGrid, StratifiedKFold
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.cache import fingerprint, named_cache
 from csrepro.metrics import detection_at_rate
-from csrepro.validation import check_binary_classes
+from csrepro.validation import check_binary_classes, check_targets
 
 __all__ = ["CROSS_VALIDATIONS", "CV_CONSTRAINT", "DetectionRateClassifier", "POSITIVES", "detected_class",
            "detected_labels", "inner_folds", "select_at_rate", "signed_for_last"]
@@ -110,9 +109,9 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
     cv_seed : int
         Seed of the stratified shuffle and of the estimator's ``random_state`` when it has one
         (shared by all rates and methods of a training part).
-    cost_matrix, random_state : ignored
-        Accepted for the runner's interface: the detection-rate target replaces costs, and the
-        runner's per-method seed would stop the rates from sharing their cross-validation.
+    random_state : ignored
+        Accepted for the runner's interface: the runner's per-method seed would stop the rates from sharing
+        their cross-validation.  There is no ``cost_matrix``: the detection-rate target replaces costs.
 
     Fitted: ``best_params_``, ``threshold_`` (cross-validated threshold on the decision values),
     ``cv_false_positives_``, ``cv_detection_rate_``, ``cv_results_`` (one dict per grid point),
@@ -126,19 +125,17 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         "positive": [StrOptions(set(POSITIVES))],
         "cv": CV_CONSTRAINT,
         "cv_seed": ["random_state"],
-        "cost_matrix": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, estimator=None, param_grid=None, target_detection_rate=0.9, positive="last", cv=5,
-                 cv_seed=0, cost_matrix=None, random_state=None):
+                 cv_seed=0, random_state=None):
         self.estimator = estimator
         self.param_grid = param_grid
         self.target_detection_rate = target_detection_rate
         self.positive = positive
         self.cv = cv
         self.cv_seed = cv_seed
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     def _estimator_and_grid(self):
@@ -178,7 +175,7 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         """Cross-validate the grid on (X, y) for the target detection rate, then refit the best point."""
         d = float(self.target_detection_rate)
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_ = np.unique(y)
         check_binary_classes(self, self.classes_)
         self.pos_label_ = detected_class(y, self.classes_, self.positive)

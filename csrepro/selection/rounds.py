@@ -21,11 +21,11 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.data.protocols import holdout
+from csrepro.validation import check_labels, check_targets, classes_and_codes, codes_of
 
 __all__ = ["CRITERIA", "RoundsOnValidation", "staged_scores"]
 
@@ -44,13 +44,13 @@ def staged_scores(estimator, X, y, criterion: str = "error", cost_matrix=None) -
     after each round 1..T of a fitted ``estimator`` with ``staged_predict``; shape (T,).  An estimator without
     ``staged_predict`` is one stage: shape (1,), the score of its ``predict``."""
     classes = estimator.classes_
-    truth = np.searchsorted(classes, y)
+    truth = codes_of(classes, y) if criterion != "error" else None
     out = []
     for pred in _stages(estimator, X):
         if criterion == "error":
             out.append(np.mean(pred != y))
         else:
-            out.append(cost_matrix[truth, np.searchsorted(classes, pred)].mean())
+            out.append(cost_matrix[truth, codes_of(classes, pred)].mean())
     return np.asarray(out, dtype=np.float64)
 
 
@@ -91,12 +91,14 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
     criterion : {"error", "cost"}
         Mean 0-1 error, or mean ``cost_matrix[y, prediction]`` on the validation part.
     cost_matrix : array (K, K) or None
-        Costs in sorted-label order (``labels``, else the fitted estimator's ``classes_``); required by ``"cost"``.
+        ``C[j, k]`` = cost of predicting class k for true class j (rows true, columns predicted), in the order of
+        ``labels`` when given, else of the fitted estimator's ``classes_`` (sorted); required by ``"cost"``.
     param_grid : dict (parameter -> list of values) or None
         The estimator's parameters to choose with the rounds (e.g. ``{"max_depth": [1, 2, 4]}``; nested names
         such as ``estimator__C`` work); None: the estimator as given (one grid point).
     labels : array-like or None
-        All class labels, sorted, when ``y`` may lack some (see above).
+        All class labels, in the order of ``cost_matrix``'s rows and columns (kept as given), when ``y`` may lack
+        some (see above).
     random_state : int or None
         Seed of the validation split.
 
@@ -131,27 +133,24 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
         """The cost matrix's rows and columns of ``classes`` (indexed by ``labels`` when given)."""
         if self.labels is None:
             return check_cost_matrix_for_labels(self.cost_matrix, classes)
-        labels = np.unique(np.asarray(self.labels))
+        labels = check_labels(self.labels)
         C = check_cost_matrix_for_labels(self.cost_matrix, labels)
-        idx = np.searchsorted(labels, classes)
-        if np.any(idx >= len(labels)) or np.any(labels[np.minimum(idx, len(labels) - 1)] != classes):
-            raise ValueError(f"the estimator's classes {np.asarray(classes).tolist()} are not all in "
-                             f"labels={labels.tolist()}; add them to `labels`")
+        idx = codes_of(labels, classes)
         return C[np.ix_(idx, idx)]
 
     @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
     def fit(self, X, y):
         """Fit on (X, y) minus the validation part (once per grid point) and choose on that part."""
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        labels = np.unique(y) if self.labels is None else np.unique(np.asarray(self.labels))
+        check_targets(y)
+        labels, codes = classes_and_codes(y, self.labels)  # the split follows the class indices, not their names
         if self.criterion == "cost" and self.cost_matrix is None:
             raise ValueError("criterion='cost' needs a cost_matrix; pass one or use criterion='error'")
         seed = self.random_state
         if seed is not None and not isinstance(seed, (int, np.integer)):  # a RandomState instance
             seed = int(check_random_state(seed).randint(2**31))
         try:
-            train, val = holdout(y, test_size=self.val_size, random_state=seed)
+            train, val = holdout(codes, test_size=self.val_size, random_state=seed)
         except ValueError as err:
             raise ValueError(f"cannot hold out val_size={self.val_size!r} of n_samples = {len(y)} training rows: {err}") \
                 from None

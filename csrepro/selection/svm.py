@@ -32,7 +32,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import smo
@@ -54,7 +53,7 @@ from csrepro.svm.cs_svm import (
     solve_dual,
     standard_form,
 )
-from csrepro.validation import check_binary_classes
+from csrepro.validation import check_binary_classes, check_targets
 
 __all__ = ["KERNELS", "PATHS", "CostRatioSVC", "DetectionRateSVC", "cost_grid", "out_of_fold_path"]
 
@@ -154,7 +153,7 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         +-1 labels; ``template``: an unfitted :class:`CostSensitiveSVC` with the resolved gamma.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_ = np.unique(y)
         check_binary_classes(self, self.classes_)
         self.pos_label_ = detected_class(y, self.classes_, positive)
@@ -224,8 +223,6 @@ class DetectionRateSVC(_GridSVC):
     cv : "loo" or int >= 2
         Leave-one-out (the thesis' choice, Sec. V.E) or stratified k-fold on the training data.
     tol, max_iter : SMO stopping rule.
-    cost_matrix : ignored
-        Accepted for the runner's interface; the detection-rate target replaces costs.
     cv_seed : int or None
         Seed of the k-fold shuffle; None: drawn from ``random_state``.  A fixed seed gives every
         rate and variant on a training part the same folds, so they share their solves.
@@ -245,12 +242,11 @@ class DetectionRateSVC(_GridSVC):
         "target_detection_rate": [Interval(Real, 0, 1, closed="right")],
         "positive": [StrOptions(set(POSITIVES))],
         "C1_grid": ["array-like"],
-        "cost_matrix": ["array-like", None],
     }
 
     def __init__(self, variant="cs", target_detection_rate=0.9, positive="last", C_grid=(0.1, 1.0, 10.0),
                  C1_grid=(1.0, 2.0, 4.0), C_minus1_grid=(1.0, 2.0), kernel="rbf", gamma="scale", cv="loo",
-                 cv_seed=None, tol=1e-3, max_iter=1_000_000, cost_matrix=None, random_state=None):
+                 cv_seed=None, tol=1e-3, max_iter=1_000_000, random_state=None):
         self.variant = variant
         self.target_detection_rate = target_detection_rate
         self.positive = positive
@@ -263,7 +259,6 @@ class DetectionRateSVC(_GridSVC):
         self.cv_seed = cv_seed
         self.tol = tol
         self.max_iter = max_iter
-        self.cost_matrix = cost_matrix
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -298,8 +293,8 @@ class CostRatioSVC(_GridSVC):
     first in grid order).  "bm" moves its threshold by (r - 1)/(r + 1) and "svm" ignores costs, so
     both search C only.  ``best_estimator_`` is its SVM on all training data.
 
-    Parameters: ``variant``, ``cost_matrix`` (2x2, required), ``C_grid``, ``C_minus1_grid``,
-    ``kernel``, ``gamma``, ``cv``, ``cv_seed``, ``tol``, ``max_iter``, ``random_state`` as in
+    Parameters: ``variant``, ``cost_matrix`` (2x2, required; rows true, columns predicted class, sorted classes),
+    ``C_grid``, ``C_minus1_grid``, ``kernel``, ``gamma``, ``cv``, ``cv_seed``, ``tol``, ``max_iter``, ``random_state`` as in
     :class:`DetectionRateSVC`.  Fitted: ``best_params_``, ``cv_cost_`` (out-of-fold cost of the
     chosen point), ``cv_results_``, ``best_estimator_`` (labels 1 for ``pos_label_`` = ``classes_[1]``, else 0),
     ``n_iter_`` as in :class:`DetectionRateSVC`.

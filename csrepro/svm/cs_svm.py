@@ -21,13 +21,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import smo, smo_ref
 from csrepro.costs import validate_cost_matrix
 from csrepro.losses.binary import check_cs_svm_costs
-from csrepro.validation import check_binary_classes
+from csrepro.validation import check_binary_classes, check_targets
 
 __all__ = ["CostSensitiveSVC", "DualSolution", "StandardForm", "dual_terms", "kernel_matrix", "resolve_costs", "solve_dual",
            "standard_form"]
@@ -206,7 +205,7 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
 
     Costs (C_1 = cost of missing a positive, C_{-1} = cost of a false positive):
     ``C1`` and ``C_minus1`` when both are given (``cost_matrix`` is then ignored).  Otherwise,
-    with ``cost_matrix`` (2x2, sorted classes): one given value plus the ratio
+    with ``cost_matrix`` (2x2; rows true, columns predicted, sorted classes): one given value plus the ratio
     C_1/C_{-1} = C[1, 0]/C[0, 1]; or, with neither, C_1 = C[1, 0], C_{-1} = C[0, 1], which for
     "cs" are multiplied by the factor nearest to 1 that satisfies the constraints (it exists iff
     C[1, 0] >= C[0, 1]).  Without ``cost_matrix`` a missing value is 1.
@@ -289,7 +288,7 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y):
         """Validate (X, y) and the parameters; set classes_, gamma_, C1_, C_minus1_; return (X, +-1 labels)."""
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
+        check_targets(y)
         self.classes_ = np.unique(y)
         check_binary_classes(self, self.classes_)
         self.gamma_ = self._resolve_gamma(X)

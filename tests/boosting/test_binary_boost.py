@@ -8,6 +8,8 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+import csrepro
+
 from csrepro.boosting.binary import (
     AdaBoostClassifier,
     LogitBoostClassifier,
@@ -142,3 +144,35 @@ def test_registry():
         assert not get_method(name).cost_sensitive
         est = make_estimator(name, cost_matrix=None, random_state=0, n_estimators=3, weak_learner="stump")
         assert isinstance(est, cls) and est.n_estimators == 3
+
+
+def _weighted_and_repeated(n=60, seed=0, n_classes=2):
+    """(X, y, integer weights in 0..3, X and y with each row repeated its weight times); few distinct feature
+    values, so that repeating rows adds no threshold."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, 3)).astype(float)
+    y = (X[:, 0] + rng.integers(0, 3, size=n)) % n_classes
+    w = rng.integers(0, 4, size=n)
+    w[:n_classes] = 1  # every class keeps a weighted row
+    return X, y, w, np.repeat(X, w, axis=0), np.repeat(y, w)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: AdaBoostClassifier(n_estimators=8),
+    lambda: LogitBoostClassifier(n_estimators=8),
+    lambda: csrepro.CSAdaBoostClassifier(C1=3.0, n_estimators=8),
+    lambda: csrepro.CSLogitBoostClassifier(C1=3.0, n_estimators=8),
+    lambda: csrepro.AdaC2Classifier(C1=3.0, n_estimators=8),
+    lambda: csrepro.CSB0Classifier(C1=3.0, n_estimators=8),
+    lambda: csrepro.AdaCostClassifier(C1=3.0, n_estimators=8),
+    lambda: csrepro.TangentBoostClassifier(n_estimators=8),
+], ids=["AdaBoost", "LogitBoost", "CSAdaBoost", "CSLogitBoost", "AdaC2", "CSB0", "AdaCost", "TangentBoost"])
+def test_integer_sample_weights_equal_repeated_rows(make):
+    """Issue 28: the boosters take ``sample_weight`` as the initial distribution D_1 (normalised; weights they
+    recompute from F are multiplied by it), so integer weights act as repeated rows and zero as a removed row."""
+    X, y, w, Xr, yr = _weighted_and_repeated()
+    weighted, repeated = make().fit(X, y, sample_weight=w), make().fit(Xr, yr)
+    np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+    np.testing.assert_allclose(weighted.decision_function(X), repeated.decision_function(X), rtol=1e-9, atol=1e-12)
+    ones = make().fit(X, y, sample_weight=np.ones(len(y)))
+    np.testing.assert_array_equal(ones.decision_function(X), make().fit(X, y).decision_function(X))

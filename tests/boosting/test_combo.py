@@ -262,3 +262,21 @@ def test_bad_inputs(cls):
                           CoMBoClassifier(n_estimators=5, weak_learner="weighted", step="exact")])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("cls", BOOSTERS)
+def test_sample_weight_enters_through_d1_as_repeated_rows(cls):
+    """Issue 28: ``sample_weight`` multiplies w_i (CoMBo: m_y counted in weight), so integer weights act as
+    repeated rows (the same trees, steps and votes) and weights of one change nothing."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 6, size=(60, 3)).astype(float)
+    y = (X[:, 0] + rng.integers(0, 3, size=60)) % 3
+    w = rng.integers(0, 4, size=60)
+    w[:3] = 1
+    weighted = cls(n_estimators=6, max_depth=2).fit(X, y, sample_weight=w)
+    repeated = cls(n_estimators=6, max_depth=2).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), rtol=1e-9)
+    np.testing.assert_allclose(weighted.alphas_, repeated.alphas_, rtol=1e-9)
+    ones = cls(n_estimators=6, max_depth=2).fit(X, y, sample_weight=np.ones(60))
+    np.testing.assert_array_equal(ones.alphas_, cls(n_estimators=6, max_depth=2).fit(X, y).alphas_)

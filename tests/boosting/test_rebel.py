@@ -262,3 +262,21 @@ def test_bad_labels(noisy_binary):
         REBELClassifier().fit(X, np.full(len(X), "a"))
     with pytest.raises(ValueError, match="NaN"):
         REBELClassifier().fit(np.where(X > 14, np.nan, X), y)
+
+
+def test_sample_weight_acts_as_repeated_rows():
+    """Issue 28: REBEL weighs each sample's surrogate terms by its (normalised) sample weight; integer weights act
+    as repeated rows (same range of the uniform thresholds: every weighted row is kept once)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+    w = rng.integers(1, 4, size=60)
+    C = rebel_random(3, random_state=2)
+    weighted = REBELClassifier(cost_matrix=C, n_estimators=6).fit(X, y, sample_weight=w)
+    repeated = REBELClassifier(cost_matrix=C, n_estimators=6).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    assert_array_equal(weighted.predict(X), repeated.predict(X))
+    assert_allclose(weighted.decision_function(X), repeated.decision_function(X), rtol=1e-9, atol=1e-12)
+    assert_allclose(weighted.train_loss_, repeated.train_loss_, rtol=1e-9)
+    ones = REBELClassifier(cost_matrix=C, n_estimators=6).fit(X, y, sample_weight=np.ones(60))
+    assert_array_equal(ones.decision_function(X), REBELClassifier(cost_matrix=C, n_estimators=6).fit(X, y)
+                       .decision_function(X))

@@ -46,14 +46,24 @@ def test_two_class_posterior_needs_no_normalisation():
     np.testing.assert_allclose(m.predict_proba(Xt)[:, 1], 1 / (1 + np.exp(-H1_minus_H0)), rtol=1e-10)
 
 
-def test_scaled_zero_one_costs_are_accepted_and_other_costs_raise():
+def test_predict_proba_exists_only_for_zero_one_costs():
+    """``available_if`` (issue 28): 0-1 costs up to scale and row shifts have ``predict_proba``, other costs have
+    none, before and after fit; a fitted model follows the costs it was trained with."""
     X, y, Xt, _ = _data(2)
     K = len(np.unique(y))
-    scaled = REBELClassifier(cost_matrix=3.0 * (1 - np.eye(K)), n_estimators=5).fit(X, y)
+    scaled = REBELClassifier(cost_matrix=3.0 * (1 - np.eye(K)), n_estimators=5)
+    assert hasattr(scaled, "predict_proba") and hasattr(scaled, "staged_predict_proba")
+    scaled.fit(X, y)
     np.testing.assert_allclose(scaled.predict_proba(Xt), REBELClassifier(n_estimators=5).fit(X, y).predict_proba(Xt))
-    costly = REBELClassifier(cost_matrix=rebel_random(K, random_state=0), n_estimators=5).fit(X, y)
-    with pytest.raises(ValueError, match="predict_proba needs a model trained with 0-1 costs"):
+    costly = REBELClassifier(cost_matrix=rebel_random(K, random_state=0), n_estimators=5)
+    assert not hasattr(costly, "predict_proba") and not hasattr(costly, "staged_predict_proba")
+    costly.fit(X, y)
+    assert not hasattr(costly, "predict_proba") and not hasattr(costly, "staged_predict_proba")
+    with pytest.raises(AttributeError, match="predict_proba"):
         costly.predict_proba(Xt)
+    assert not hasattr(REBELClassifier(cost_matrix=[[0, 1], [np.nan, 0]]), "predict_proba")
+    neutral = REBELClassifier(n_estimators=2).fit(X, y)
+    assert hasattr(neutral.set_params(cost_matrix=rebel_random(K, random_state=0)), "predict_proba")  # as fitted
 
 
 def test_bayes_rule_wrapper_and_rebel_standard():

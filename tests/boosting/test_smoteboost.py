@@ -207,26 +207,25 @@ def test_stops_when_the_pseudo_loss_reaches_one_half(monkeypatch):
 def test_registry_builds_smoteboost_and_samme():
     from sklearn.ensemble import AdaBoostClassifier as SKAdaBoost
 
-    from csrepro.methods import get_method, make_estimator
+    from csrepro.methods import CostBlindWarning, get_method, make_estimator
 
-    est = make_estimator("smoteboost", cost_matrix=1 - np.eye(3), random_state=4, n_estimators=3)
-    assert isinstance(est, SMOTEBoostClassifier) and est.random_state == 4
-    samme = make_estimator("samme", cost_matrix=1 - np.eye(3), random_state=4, max_depth=2, labels=[0, 1, 2])
-    assert isinstance(samme, SKAdaBoost) and samme.estimator.max_depth == 2 and samme.n_estimators == 200
+    with pytest.warns(CostBlindWarning, match="method 'smoteboost' is cost-blind"):
+        est = make_estimator("smoteboost", cost_matrix=1 - np.eye(3), random_state=4, n_estimators=3)
+    assert isinstance(est, SMOTEBoostClassifier) and est.random_state == 4 and "cost_matrix" not in est.get_params()
+    samme = make_estimator("samme", random_state=4, max_depth=2)
+    assert type(samme) is SKAdaBoost and samme.estimator.max_depth == 2 and samme.n_estimators == 200
     assert not get_method("samme").cost_sensitive and get_method("samme").predict_proba
+    assert not get_method("samme").takes_cost_matrix and not get_method("smoteboost").takes_cost_matrix
     assert {"max_depth", "n_estimators"} <= set(get_method("samme").params)
 
 
-def test_samme_is_scikit_learns_adaboost_with_the_registry_keywords():
-    """The ``samme`` id's estimator passes scikit-learn's checks and predicts as AdaBoostClassifier does."""
+def test_samme_is_scikit_learns_adaboost():
+    """The ``samme`` id's estimator is scikit-learn's AdaBoostClassifier on depth-d trees, nothing added."""
     from sklearn.ensemble import AdaBoostClassifier as SKAdaBoost
-    from sklearn.utils.estimator_checks import check_estimator
 
-    from csrepro.methods import _SAMME
+    from csrepro.methods import make_estimator
 
-    check_estimator(_SAMME(DecisionTreeClassifier(max_depth=2), n_estimators=3, cost_matrix=None))
     X, y = imbalanced(seed=8)
-    ours = _SAMME(DecisionTreeClassifier(max_depth=2), n_estimators=20, random_state=3, cost_matrix=np.eye(3),
-                  labels=["a", "b", "c"]).fit(X, y)
+    ours = make_estimator("samme", random_state=3, max_depth=2, n_estimators=20).fit(X, y)
     theirs = SKAdaBoost(DecisionTreeClassifier(max_depth=2), n_estimators=20, random_state=3).fit(X, y)
     np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(X))
