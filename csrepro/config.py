@@ -176,7 +176,7 @@ def experiment_names(conf_dir=None) -> list[str]:
 
 
 def compose(exp: str, overrides=(), *, conf_dir=None, metric_names=None) -> DictConfig:
-    """``<conf_dir>/config.yaml`` with conf/exp/<exp>.yaml under ``exp`` and ``overrides`` (Hydra's
+    """``<conf_dir>/config.yaml`` with exp/<exp>.yaml (:func:`experiment_path`) under ``exp`` and ``overrides`` (Hydra's
     override syntax, e.g. ``exp.n_trials=2``, ``+exp.cost.lo=1``), composed as ``python -m csrepro.run
     +exp=<exp> [overrides]`` composes it; validated (:func:`validate_config`) when ``metric_names``
     is given (csrepro.runner.METRICS), else as composed. Raises ConfigError naming the problem.
