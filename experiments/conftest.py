@@ -1,4 +1,5 @@
-"""Shared fixture of the papers' reduced-scale regression tests (experiments/<paper>/tests): run a config through the runner and the report."""
+"""Shared fixture of the papers' reduced-scale regression tests (experiments/<paper>/tests): run a config through
+the runner and the report."""
 
 from pathlib import Path
 

@@ -76,7 +76,8 @@ def test_make_targets_exist():
     makefile = (ROOT / "Makefile").read_text()
     rules = set(re.findall(r"^([\w-]+):", makefile, flags=re.M))
     rules |= {f"reproduce-thesis-{t}" for t in re.search(r"^THESIS_ROBUST := (.*)$", makefile, re.M).group(1).split()}
-    rules |= {f"reproduce-cs-boost-{t}" for t in re.search(r"^CS_BOOST_TABLES := (.*)$", makefile, re.M).group(1).split()}
+    tables = re.search(r"^CS_BOOST_TABLES := (.*)$", makefile, re.M).group(1).split()
+    rules |= {f"reproduce-cs-boost-{t}" for t in tables}
     for folder in FOLDERS:
         for target in meta(folder)["make"]:
             assert target in rules or target == f"reproduce-{folder.name.replace('_', '-')}", (folder.name, target)
