@@ -48,7 +48,7 @@ LightGBM and XGBoost are optional (``pip install -e '.[bench]'``) and imported o
 from __future__ import annotations
 
 import importlib
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import expit, softmax
@@ -61,6 +61,7 @@ from threadpoolctl import threadpool_limits
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
 from csrepro.peers import CalibratedBayesClassifier, _labels_and_codes
 from csrepro.selection.rounds import RoundsOnValidation
+from csrepro.validation import IntegerInterval
 
 __all__ = ["GradientBoostingPeer", "LIBRARIES", "MultinomialLogisticRegression", "TunedCalibratedBayesClassifier",
            "cost_weights"]
@@ -129,10 +130,10 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "library": [StrOptions(set(LIBRARIES))],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [IntegerInterval(1, None, closed="left")],
+        "max_depth": [IntegerInterval(1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "max_bins": [Interval(Integral, 2, 255, closed="both")],
+        "max_bins": [IntegerInterval(2, 255, closed="both")],
         "cost_matrix": ["array-like", None],
         "weighting": [StrOptions(set(WEIGHTINGS))],
         "labels": ["array-like", None],
@@ -279,7 +280,7 @@ class MultinomialLogisticRegression(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [IntegerInterval(1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
@@ -347,7 +348,7 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "param_grid": [dict, None],
-        "val_size": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None, closed="left")],
+        "val_size": [Interval(Real, 0, 1, closed="neither"), IntegerInterval(1, None, closed="left")],
         "method": [StrOptions({"isotonic", "sigmoid"})],
         "cv": ["cv_object"],
         "cost_matrix": ["array-like", None],

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight
 
-__all__ = ["check_binary_classes", "check_labels", "check_sample_weight", "check_targets", "classes_and_codes",
+__all__ = ["IntegerInterval", "check_binary_classes", "check_labels", "check_sample_weight", "check_targets", "classes_and_codes",
            "codes_of", "drop_unweighted"]
+
+
+class IntegerInterval(Interval):
+    """scikit-learn's ``Interval(Integral, left, right, closed=...)`` parameter constraint, without booleans:
+    ``n_estimators=True`` is refused in scikit-learn's words ("must be an int in the range ...") instead of
+    running one round."""
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Integral, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
 def check_binary_classes(estimator, classes) -> None:

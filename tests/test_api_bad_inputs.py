@@ -111,7 +111,12 @@ ROWS = [
                    rf"The 'n_estimators' parameter of {cls.__name__} must be an int in the range \[1, inf\)",
                    id=f"{cls.__name__}-n_estimators={v!r}")
       for cls in (csrepro.MCBoostClassifier, csrepro.REBELClassifier, csrepro.CoMBoClassifier)
-      for v in (0, -3, "abc", 2.5)],
+      for v in (0, -3, "abc", 2.5, True)],
+    *[pytest.param(lambda cls=cls: cls(n_estimators=True).fit(X, Y), ValueError,
+                   rf"The 'n_estimators' parameter of {cls.__name__} must be an int in the range \[1, inf\)\. Got True",
+                   id=f"{cls.__name__}-n_estimators=True")
+      for cls in (csrepro.AdaBoostMMClassifier, csrepro.SMOTEBoostClassifier, csrepro.AdaBoostMHClassifier,
+                  csrepro.AdaBoostClassifier, csrepro.CSAdaBoostClassifier, csrepro.GradientBoostingPeer)],
     pytest.param(lambda: csrepro.MCBoostClassifier(loss="nope").fit(X, Y), ValueError,
                  r"The 'loss' parameter of MCBoostClassifier must be a str among", id="MCBoostClassifier-loss"),
     pytest.param(lambda: csrepro.REBELClassifier(max_depth=9).fit(X, Y), ValueError,

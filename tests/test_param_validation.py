@@ -174,7 +174,7 @@ def test_validation_recurses_into_inner_estimators():
     with pytest.raises(InvalidParameterError, match="'n_estimators' parameter of AdaBoostClassifier"):
         methods.validate_params(two_deep)
     # a method id's inner parameters, as the config check builds them
-    dr = methods.make_estimator("adaboost_platt_dr", cost_matrix=COST, random_state=0, n_estimators=0)
+    dr = methods.make_estimator("adaboost_platt_dr", random_state=0, n_estimators=0)  # cost-blind: no matrix
     with pytest.raises(InvalidParameterError, match="'n_estimators' parameter of AdaBoostClassifier"):
         methods.validate_params(dr)
 

@@ -60,13 +60,14 @@ Cost-neutral: no ``cost_matrix`` parameter (:func:`csrepro.methods.make_estimato
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from csrepro.boosting.scores import _VectorBoost
+from csrepro.validation import IntegerInterval
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.stumps import StumpLearner
 
@@ -174,10 +175,10 @@ class AOSOLogitBoostClassifier(_VectorBoost):
     """
 
     _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [IntegerInterval(1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "max_step": [Interval(Real, 0, None, closed="neither")],
-        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "n_bins": [IntegerInterval(2, None, closed="left")],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],

@@ -8,14 +8,20 @@ learned on features binned once per fit (:class:`~csrepro.weak.binning.BinnedDat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro.validation import check_binary_classes, check_sample_weight, check_targets, drop_unweighted
+from csrepro.validation import (
+    IntegerInterval,
+    check_binary_classes,
+    check_sample_weight,
+    check_targets,
+    drop_unweighted,
+)
 from csrepro.weak.base import WeakLearner
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.criteria import (
@@ -134,10 +140,10 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
     # scikit-learn's parameter validation (fit, csrepro.methods.validate_params); a subclass with its own
     # WEAK_LEARNERS sets "weak_learner": _weak_learners(WEAK_LEARNERS)
     _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [IntegerInterval(1, None, closed="left")],
         "weak_learner": _weak_learners(WEAK_LEARNERS),
-        "max_bins": [Interval(Integral, 2, None, closed="left"), None],
-        "hist_bins": [Interval(Integral, 1, None, closed="left")],
+        "max_bins": [IntegerInterval(2, None, closed="left"), None],
+        "hist_bins": [IntegerInterval(1, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="neither")],
         "backend": [StrOptions(set(BACKENDS))],
         "random_state": ["random_state"],

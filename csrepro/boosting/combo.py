@@ -51,14 +51,13 @@ edge and both steps are invariant to a positive factor; ``losses_`` multiplies i
 
 from __future__ import annotations
 
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from csrepro.boosting.scores import _VectorBoost, _VoteProba
-from csrepro.validation import check_sample_weight, drop_unweighted
+from csrepro.validation import IntegerInterval, check_sample_weight, drop_unweighted
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.criteria import Gini, LeastCost, label_channels
 from csrepro.weak.trees import TreeLearner
@@ -146,11 +145,11 @@ class _CostMatrixBoost(_VoteProba, _VectorBoost):
     """The loop shared by AdaBoost.MM and CoMBo; subclasses set the per-example weights w_i (``_weights``)."""
 
     _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [IntegerInterval(1, None, closed="left")],
+        "max_depth": [IntegerInterval(1, None, closed="left")],
         "weak_learner": [StrOptions({"cost_tree", "weighted"})],
         "step": [StrOptions({"approx", "exact"})],
-        "max_bins": [Interval(Integral, 2, None, closed="left"), None],
+        "max_bins": [IntegerInterval(2, None, closed="left"), None],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.optimize import Bounds, minimize
@@ -74,6 +74,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
 from csrepro.boosting.scores import _VectorBoost
+from csrepro.validation import IntegerInterval
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.splits import first_min, scan_node
 from csrepro.weak.stumps import Stump
@@ -227,12 +228,12 @@ class CWBoostClassifier(_VectorBoost):
     """
 
     _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [IntegerInterval(1, None, closed="left")],
         "nu": [Interval(Real, 0, None, closed="neither")],
         "loss": [StrOptions(set(LOSSES))],
         "tolerance": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "max_iter": [IntegerInterval(1, None, closed="left")],
+        "n_bins": [IntegerInterval(2, None, closed="left")],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],

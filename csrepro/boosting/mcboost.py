@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -15,7 +15,7 @@ from csrepro.boosting.line_search import newton_line_search
 from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
 from csrepro.losses.multiclass import MULTICLASS_LOSSES, get_loss
-from csrepro.validation import check_targets, classes_and_codes
+from csrepro.validation import IntegerInterval, check_targets, classes_and_codes
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import SignRegression
 from csrepro.weak.lines import LineLearner
@@ -192,10 +192,10 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(MULTICLASS_LOSSES))],
         "cost_matrix": ["array-like", None],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [IntegerInterval(1, None, closed="left")],
         "decision": [StrOptions(set(DECISIONS))],
         "line_search_tol": [Interval(Real, 0, None, closed="neither")],
-        "line_search_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "line_search_max_iter": [IntegerInterval(1, None, closed="left")],
         "backend": [StrOptions(set(KERNELS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],

@@ -23,14 +23,14 @@ Neither uses costs, so neither has a ``cost_matrix`` parameter (as the project's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.scores import _VectorBoost
+from csrepro.validation import IntegerInterval
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.stumps import Stump, StumpLearner
 
@@ -102,8 +102,8 @@ class UniformStumpLearner:
 
 # ----- shared estimator plumbing -------------------------------------------------------------------------------
 _CONSTRAINTS: dict = {
-    "n_estimators": [Interval(Integral, 1, None, closed="left")],
-    "n_bins": [Interval(Integral, 2, None, closed="left")],
+    "n_estimators": [IntegerInterval(1, None, closed="left")],
+    "n_bins": [IntegerInterval(2, None, closed="left")],
     "backend": [StrOptions(set(BACKENDS))],
     "labels": ["array-like", None],
     "random_state": ["random_state"],

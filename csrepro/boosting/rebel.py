@@ -17,17 +17,16 @@ closed-form a and the learners are in :mod:`csrepro.weak.vector`.
 from __future__ import annotations
 
 from itertools import islice
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from csrepro.boosting.scores import _VectorBoost
 from csrepro.costs import CostMatrixError, check_cost_matrix_for_labels
-from csrepro.validation import check_sample_weight, drop_unweighted
+from csrepro.validation import IntegerInterval, check_sample_weight, drop_unweighted
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.vector import ExpVector, LayerTreeLearner
 
@@ -150,7 +149,8 @@ class REBELClassifier(_VectorBoost):
     backend : {"cython", "numpy"}
         Kernels (histogram, scan) or their NumPy references (same maths; tests and benchmarks).
     labels : array-like or None
-        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some; ``cost_matrix`` is indexed by them.
+        All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some;
+        ``cost_matrix`` is indexed by them.
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold).
 
@@ -162,9 +162,9 @@ class REBELClassifier(_VectorBoost):
 
     _parameter_constraints: dict = {
         "cost_matrix": ["array-like", None],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_depth": [Interval(Integral, 1, 4, closed="both")],
-        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "n_estimators": [IntegerInterval(1, None, closed="left")],
+        "max_depth": [IntegerInterval(1, 4, closed="both")],
+        "n_bins": [IntegerInterval(2, None, closed="left")],
         "bias": ["boolean"],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],

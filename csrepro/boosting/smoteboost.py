@@ -52,17 +52,17 @@ which changes no result.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from numbers import Integral
 
 import numpy as np
 from imblearn.over_sampling import SMOTE
 from sklearn.base import _fit_context
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
 from csrepro.boosting.scores import _VectorBoost, _VoteProba
 from csrepro.cache import fingerprint, named_cache
+from csrepro.validation import IntegerInterval
 from csrepro.weak.binning import BACKENDS, BinnedData
 from csrepro.weak.criteria import Gini, label_channels
 from csrepro.weak.trees import TreeLearner
@@ -182,11 +182,11 @@ class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
     """
 
     _parameter_constraints: dict = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
-        "max_depth": [Interval(Integral, 1, None, closed="left")],
-        "k_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [IntegerInterval(1, None, closed="left")],
+        "max_depth": [IntegerInterval(1, None, closed="left")],
+        "k_neighbors": [IntegerInterval(1, None, closed="left")],
         "sampling_strategy": [StrOptions(set(SAMPLING)), dict],
-        "max_bins": [Interval(Integral, 2, None, closed="left"), None],
+        "max_bins": [IntegerInterval(2, None, closed="left"), None],
         "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],

@@ -36,11 +36,11 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.dummy import DummyClassifier
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
-from csrepro.validation import check_targets, classes_and_codes, codes_of
+from csrepro.validation import IntegerInterval, check_targets, classes_and_codes, codes_of
 
 __all__ = ["MetaCostClassifier"]
 
@@ -117,7 +117,7 @@ class MetaCostClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict_proba"])],
         "cost_matrix": ["array-like", None],
-        "n_resamples": [Interval(Integral, 1, None, closed="left")],
+        "n_resamples": [IntegerInterval(1, None, closed="left")],
         "include_sample": ["boolean"],
         "labels": ["array-like", None],
         "n_jobs": [Integral, None],

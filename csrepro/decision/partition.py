@@ -63,13 +63,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels, validate_cost_matrix, zero_one
 from csrepro.decision.rules import decide, mossman_rule
-from csrepro.validation import check_targets, classes_and_codes, codes_of
+from csrepro.validation import IntegerInterval, check_targets, classes_and_codes, codes_of
 
 __all__ = ["BOUND_MARGIN", "END_MARGIN", "EXPECTED_FAILED_CHECKS", "FORMS", "LachicheFlachClassifier", "LineSearch",
            "MossmanClassifier", "ORDERS", "PartitionMatrixClassifier", "learn_lf_weights", "learn_mossman_thresholds",
@@ -547,7 +547,7 @@ class _OutOfFoldRule(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict_proba"]), None],
         "cost_matrix": ["array-like", None],
-        "cv": [Interval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"])],
+        "cv": [IntegerInterval(2, None, closed="left"), HasMethods(["split", "get_n_splits"])],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
     }
@@ -647,7 +647,7 @@ class PartitionMatrixClassifier(_OutOfFoldRule):
     _parameter_constraints: dict = {
         **_OutOfFoldRule._parameter_constraints,
         "form": [StrOptions(set(FORMS))],
-        "n_passes": [Interval(Integral, 1, None, closed="left")],
+        "n_passes": [IntegerInterval(1, None, closed="left")],
         "order": [StrOptions(set(ORDERS)), "array-like"],
         "bounded": ["boolean"],
     }
@@ -692,7 +692,7 @@ class LachicheFlachClassifier(_OutOfFoldRule):
 
     _parameter_constraints: dict = {
         **_OutOfFoldRule._parameter_constraints,
-        "n_passes": [Interval(Integral, 1, None, closed="left")],
+        "n_passes": [IntegerInterval(1, None, closed="left")],
         "order": [StrOptions(set(ORDERS)), "array-like"],
     }
 

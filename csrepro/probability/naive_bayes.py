@@ -27,7 +27,7 @@ Coding of a feature j from its training column (``n_values`` = 21 is the paper's
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -35,7 +35,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.probability.base import JointLikelihoodMixin
-from csrepro.validation import check_targets, classes_and_codes
+from csrepro.validation import IntegerInterval, check_targets, classes_and_codes
 
 __all__ = ["QuantizedNaiveBayes", "quantization_edges"]
 
@@ -92,7 +92,7 @@ class QuantizedNaiveBayes(JointLikelihoodMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_values": [Interval(Integral, 2, None, closed="left")],
+        "n_values": [IntegerInterval(2, None, closed="left")],
         "quantize": [StrOptions({"uniform", "quantile"})],
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "labels": ["array-like", None],

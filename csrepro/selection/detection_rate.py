@@ -21,7 +21,7 @@ randomised estimators (random forests).
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.cache import fingerprint, named_cache
 from csrepro.metrics import detection_at_rate
-from csrepro.validation import check_binary_classes, check_targets
+from csrepro.validation import IntegerInterval, check_binary_classes, check_targets
 
 __all__ = ["CROSS_VALIDATIONS", "CV_CONSTRAINT", "DetectionRateClassifier", "POSITIVES", "detected_class",
            "detected_labels", "inner_folds", "select_at_rate", "signed_for_last"]
@@ -39,7 +39,7 @@ __all__ = ["CROSS_VALIDATIONS", "CV_CONSTRAINT", "DetectionRateClassifier", "POS
 #: the detected class: ``classes_[1]`` ("last") or the rarer training class ("minority")
 POSITIVES = ("last", "minority")
 #: ``cv`` of the detection-rate selectors (scikit-learn parameter constraint): leave-one-out or k >= 2 folds
-CV_CONSTRAINT = [StrOptions({"loo"}), Interval(Integral, 2, None, closed="left")]
+CV_CONSTRAINT = [StrOptions({"loo"}), IntegerInterval(2, None, closed="left")]
 
 #: out-of-fold scores and refits of the 8 most recently used (estimator, grid, folds, training data)
 CROSS_VALIDATIONS = named_cache("detection_rate_cv", maxsize=8)

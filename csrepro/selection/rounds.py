@@ -13,7 +13,7 @@ a logistic regression's C is chosen by the same rule.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.data.protocols import holdout
-from csrepro.validation import check_labels, check_targets, classes_and_codes, codes_of
+from csrepro.validation import IntegerInterval, check_labels, check_targets, classes_and_codes, codes_of
 
 __all__ = ["CRITERIA", "RoundsOnValidation", "staged_scores"]
 
@@ -111,7 +111,7 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "staged_predict"]), HasMethods(["fit", "predict"])],
-        "val_size": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None, closed="left")],
+        "val_size": [Interval(Real, 0, 1, closed="neither"), IntegerInterval(1, None, closed="left")],
         "criterion": [StrOptions(set(CRITERIA))],
         "cost_matrix": ["array-like", None],
         "param_grid": [dict, None],

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -53,7 +53,7 @@ from csrepro.svm.cs_svm import (
     solve_dual,
     standard_form,
 )
-from csrepro.validation import check_binary_classes, check_targets
+from csrepro.validation import IntegerInterval, check_binary_classes, check_targets
 
 __all__ = ["KERNELS", "PATHS", "CostRatioSVC", "DetectionRateSVC", "cost_grid", "out_of_fold_path"]
 
@@ -120,7 +120,7 @@ def out_of_fold_path(K, ys, w_pos, w_neg, Cs, splits=None, tol=1e-3, max_iter=1_
 
 
 #: ``cv_seed`` and ``random_state`` of the grid SVMs: what ``np.random.default_rng`` takes (documented subset)
-_SEED = [Interval(Integral, 0, None, closed="left"), np.random.Generator, None]
+_SEED = [IntegerInterval(0, None, closed="left"), np.random.Generator, None]
 
 
 class _GridSVC(ClassifierMixin, BaseEstimator):

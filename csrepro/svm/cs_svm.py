@@ -13,7 +13,7 @@ class, whose miss costs C_1, as in :func:`csrepro.costs.binary`), y = -1 for ``c
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from csrepro._kernels import smo, smo_ref
 from csrepro.costs import validate_cost_matrix
 from csrepro.losses.binary import check_cs_svm_costs
-from csrepro.validation import check_binary_classes, check_targets
+from csrepro.validation import IntegerInterval, check_binary_classes, check_targets
 
 __all__ = ["CostSensitiveSVC", "DualSolution", "StandardForm", "dual_terms", "kernel_matrix", "resolve_costs", "solve_dual",
            "standard_form"]
@@ -243,7 +243,7 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
         "threshold": [Interval(Real, None, None, closed="neither")],  # finite
         "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [IntegerInterval(0, None, closed="left")],
         "backend": [StrOptions(set(BACKENDS))],
         "random_state": ["random_state"],
     }

@@ -122,7 +122,8 @@ def test_registry_methods_build():
     mcboost_ids = [n for n in method_names() if n.endswith("mcboost")]
     assert len(mcboost_ids) == 6
     for name in mcboost_ids:
-        est = make_estimator(name, cost_matrix=_sym_costs(3, 3), random_state=0, n_estimators=2)
+        costs = _sym_costs(3, 3) if name != "mcboost" else None  # mcboost is cost-blind (argmax of eq. 22)
+        est = make_estimator(name, cost_matrix=costs, random_state=0, n_estimators=2)
         assert isinstance(est, MCBoostClassifier)
     with pytest.raises(ValueError, match="fixes"):
         make_estimator("gll_mcboost", loss="gel")
