@@ -68,6 +68,8 @@ SPLIT_ROWS = 100
 PACKAGES = ("numpy", "scipy", "scikit-learn", "lightgbm", "xgboost", "csrepro")
 #: an absolute path to a file of a clone of the repository (this one or another): the part before the
 #: repository's top-level folder, dropped from every text the site shows
+#: any other absolute path under a usual top folder (e.g. a data mirror named in a NOTES.md): shown as ".../<name>"
+OTHER_PATH = re.compile(r"(?<![\w.:/~-])/(?:home|root|tmp|work|usr|var|srv|mnt|opt|Users|private)(?:/[\w.+-]+)*/([\w.+-]+)")
 CLONE_PREFIX = re.compile(r"(?<![\w.:/~-])/(?:[^\s/<>\"'`|()\[\]]+/)+?(?=(?:experiments|results|csrepro|conf|tests|scripts)/)")
 
 
@@ -115,9 +117,9 @@ def _exact(x) -> str:
 
 
 def scrub(text: str) -> str:
-    """``text`` without absolute paths into a clone of the repository: "<clone>/experiments/x" becomes
-    "experiments/x" (:data:`CLONE_PREFIX`), whichever clone wrote it."""
-    return CLONE_PREFIX.sub("", str(text).replace(f"{REPO_ROOT}/", ""))
+    """``text`` without absolute paths: "<clone>/experiments/x" becomes "experiments/x" (:data:`CLONE_PREFIX`),
+    whichever clone wrote it; another absolute path ".../<its last name>" (:data:`OTHER_PATH`)."""
+    return OTHER_PATH.sub(r".../\1", CLONE_PREFIX.sub("", str(text).replace(f"{REPO_ROOT}/", "")))
 
 
 def relative_command(command: str) -> str:
@@ -327,24 +329,35 @@ def evidence_links(evidence: str, paper: str, experiments: dict[str, str], held=
     return out
 
 
-def with_causes(comp: pd.DataFrame, causes: pd.DataFrame) -> pd.DataFrame:
+CAUSE_COLUMNS = ["cause", "evidence", "detail"]
+
+
+def with_causes(comp: pd.DataFrame, causes: pd.DataFrame, known: dict | None = None) -> pd.DataFrame:
     """Comparison rows with ``status`` ("within", "outside", "missing") and, for a cell not within,
-    ``cause``, ``evidence``, ``detail`` from the paper's deviations.csv rows ``causes`` ("" where none)."""
+    ``cause``, ``evidence``, ``detail`` from the paper's deviations.csv rows ``causes`` ("" where none);
+    ``known`` (cell key -> those three, as the ledger resolved them) spares resolving a cell again."""
     out = comp.assign(status=[_status(r) for _, r in comp.iterrows()], cause="", evidence="", detail="")
+    keys = list(zip(*(out[k].astype(str) for k in CELL_KEY)))
+    known = known or {}
     missed = out["status"] != "within"
-    if missed.any() and len(causes):
-        found = resolve_causes(out.loc[missed, CELL_KEY].astype(str), causes)
-        out.loc[missed, ["cause", "evidence", "detail"]] = found[["cause", "evidence", "detail"]].to_numpy()
+    for i, key in zip(out.index, keys):
+        if missed[i] and key in known:
+            out.loc[i, CAUSE_COLUMNS] = known[key]
+    rest = missed & pd.Series([k not in known for k in keys], index=out.index)
+    if rest.any() and len(causes):
+        found = resolve_causes(out.loc[rest, CELL_KEY].astype(str), causes)
+        out.loc[rest, CAUSE_COLUMNS] = found[CAUSE_COLUMNS].to_numpy()
     return out
 
 
 def comparison_tables(name: str, frame: pd.DataFrame, causes: pd.DataFrame | None = None, paper: str = "",
-                      experiments: dict[str, str] | None = None, held=lambda rel: False) -> list[dict]:
+                      experiments: dict[str, str] | None = None, held=lambda rel: False,
+                      known: dict | None = None) -> list[dict]:
     """Per table of a comparison (in file order): its cells (with the cause of a cell not within, from
     ``causes``, the paper's deviations.csv), the :data:`SPLIT` counts, bar widths and partial state."""
     tables = []
     has_trials = set(TRIAL_COLUMNS) <= set(frame.columns)
-    frame = with_causes(frame, causes if causes is not None else pd.DataFrame())
+    frame = with_causes(frame, causes if causes is not None else pd.DataFrame(), known)
     for table, comp in frame.groupby("table", sort=False):
         cells = []
         for _, row in comp.iterrows():
@@ -592,6 +605,8 @@ class _Site:
                           "versions": package_versions()}
         #: experiment name -> paper, for evidence links
         self.papers: dict[str, str] = {}
+        #: paper -> {cell key: (cause, evidence, detail)} of the cells the fidelity ledger resolved
+        self.known: dict[str, dict] = {}
 
     def write(self, page: str, template: str, **context) -> None:
         """Render ``template`` as the page ``page``, every absolute path into a clone dropped (:func:`scrub`)."""
@@ -646,7 +661,7 @@ class _Site:
                                 "table": csv_table(csv, href, anchor=f"{slug(exp.name)}--{slug(csv.stem)}")})
         try:
             ctx["tables"] = comparison_tables(exp.name, comparison, load_ledger(self.experiments_dir / exp.paper),
-                                              exp.paper, self.papers, self.held)
+                                              exp.paper, self.papers, self.held, self.known.get(exp.paper))
         except ValueError as err:  # the paper's deviations.csv is not usable: every miss counts as unexplained
             ctx["ledger_error"] = _one_line(err)
             ctx["tables"] = comparison_tables(exp.name, comparison, None, exp.paper, self.papers, self.held)
@@ -798,6 +813,11 @@ def build_site(experiments, results_root, experiments_dir, target, prov) -> Path
         site = _Site(stage, results, experiments_dir, prov)
         site.papers = {e.name: e.paper for e in experiments if e.paper}
         cells, ledger_error = fidelity_ledger(experiments, results, experiments_dir)
+        if cells is not None:
+            missed = cells[cells["status"] != "within"]
+            for paper, rows in missed.groupby("paper"):
+                site.known[paper] = {tuple(map(str, k)): tuple(v) for k, v in
+                                     zip(rows[CELL_KEY].itertuples(index=False), rows[CAUSE_COLUMNS].to_numpy())}
         papers, all_runs = [], []
         for paper in _papers_in_order(experiments):
             exps = [site.experiment(e) for e in experiments if e.paper == paper]

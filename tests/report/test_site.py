@@ -414,6 +414,7 @@ def test_paths_and_commands():
         "python -m csrepro.run +exp=a results.root=results --out .../site-out"
     assert scrub("(no /work/lb/experiments/leaderboard/published.csv) and /srv/c/results/x") == \
         "(no experiments/leaderboard/published.csv) and results/x"
+    assert scrub("mirror `/work/shared/datasets`, /tmp/a/b.csv") == "mirror `.../datasets`, .../b.csv"
     assert scrub(f"{root}/csrepro/x.py, ../results/a.png, http://x/results/y") == \
         "csrepro/x.py, ../results/a.png, http://x/results/y"
 
