@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from csrepro.metrics import paired_bootstrap_means, percentile_interval, ranks
-from csrepro.report.figures import save_png
+from csrepro.report.figures import GROUP_COLOURS, group_colour, save_png
 from csrepro.report.tables import latest_trials
 from csrepro.statistics import corrected_resampled_ttest, geometric_cost_ratio, hierarchical_bootstrap, win_tie_loss
 
@@ -222,36 +222,40 @@ def plot_relative(families: pd.DataFrame, reference: str, out_dir: Path) -> Path
     for ax, fam in zip(axes[0], fams):
         f = families[families["family"] == fam].set_index("method").reindex(order)
         y = np.arange(len(order))
-        colors = ["C0" if GROUPS.get(m) == "baseline" else "C3" for m in order]
+        colors = [group_colour(GROUPS.get(m, "other")) for m in order]
         low = f["relative_low"].astype(float).fillna(f["relative_cost"])
         high = f["relative_high"].astype(float).fillna(f["relative_cost"])
         err = np.vstack([f["relative_cost"] - low, high - f["relative_cost"]])
         ax.barh(y, 100 * f["relative_cost"], xerr=100 * err, color=colors, alpha=0.8)
         ax.axvline(0, color="k", lw=0.8)
         ax.set_title(f"{fam} ({f['n_datasets'].dropna().iloc[0]} datasets)", fontsize=9)
-        ax.set_xlabel(f"% cost vs {reference} (geometric mean)")
+        ax.set_xlabel(f"% cost vs {reference}")
     axes[0][0].set_yticks(np.arange(len(order)), order, fontsize=8)
     axes[0][0].invert_yaxis()
-    fig.suptitle(f"Relative test cost per cost family against {reference} (red: the papers' methods, blue: "
-                 "baselines; 95 % hierarchical bootstrap)", fontsize=10)
-    fig.tight_layout()
+    groups = [g for g in GROUP_COLOURS if g in {GROUPS.get(m, "other") for m in order}]
+    fig.legend(handles=[matplotlib.patches.Patch(color=group_colour(g), label=g) for g in groups],
+               loc="lower center", ncol=len(groups), fontsize=8, frameon=False)
+    fig.suptitle(f"Relative test cost per cost family against {reference} (geometric mean; colour: method group; "
+                 "95 % hierarchical bootstrap)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     return save_png(fig, out_dir, f"relative_cost_vs_{reference}")
 
 
 def plot_cost_time(board: pd.DataFrame, out_dir: Path) -> Path:
     """cost_vs_time.png: average rank (all problems) against median training seconds, log scale."""
-    fig, ax = plt.subplots(figsize=(8, 5.5))
-    for group, g in board.groupby("group"):
-        ax.scatter(g["median_fit_seconds"], g["average_rank"], label=group, s=30)
-        for _, r in g.iterrows():
-            ax.annotate(r["method"], (r["median_fit_seconds"], r["average_rank"]), fontsize=7,
-                        xytext=(3, 2), textcoords="offset points")
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    markers = "osD^vPX*<>ph"
+    for group, g in board.groupby("group", sort=False):  # no text on the points: one legend entry per method
+        for k, (_, r) in enumerate(g.iterrows()):
+            ax.scatter(r["median_fit_seconds"], r["average_rank"], s=40, color=group_colour(group),
+                       marker=markers[k % len(markers)], label=f"{r['method']} ({group})", edgecolors="k",
+                       linewidths=0.4)
     ax.set_xscale("log")
     ax.set_xlabel("median training time per split (s, log scale)")
     ax.set_ylabel("average rank over all problems (1 = best)")
     ax.invert_yaxis()
-    ax.legend(fontsize=8)
-    ax.set_title("Cost against training time")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    ax.set_title("Cost against training time (colour: method group)")
     fig.tight_layout()
     return save_png(fig, out_dir, "cost_vs_time")
 
