@@ -54,6 +54,8 @@ CHECKED_WITH = {
     "TangentBoostClassifier": [{"n_estimators": 8},
                                {"n_estimators": 8, "weights": "gauss_newton", "weak_learner": "tree4"}],
     "MCBoostClassifier": [{"n_estimators": 5}],
+    **{name: [{"n_estimators": 5}] for name in ("AdaBoostMHClassifier", "OneVsAllAdaBoostClassifier",
+                                                 "REBELClassifier")},
     "AdaBoostECCClassifier": [{"n_estimators": 5}],
     "AOSOLogitBoostClassifier": [{"n_estimators": 5}],
     "CWBoostClassifier": [{"n_estimators": 8}],

@@ -1,0 +1,27 @@
+"""Suite-wide settings: the hypothesis profile, and the order in which pytest-xdist hands out the test modules.
+
+``make test`` runs the suite with ``pytest -n auto --dist loadfile``: each module stays on one worker (so a module
+fixture is built once, and a module's tests keep their order), and the workers take modules in collection order.
+"""
+
+import os
+
+from hypothesis import settings
+
+# No per-example deadline: under a second xdist worker (or a shared machine) an example may take longer than
+# hypothesis' 200 ms default without the test being wrong, and a test must never depend on timing.  The example
+# budgets stay each test's own.  HYPOTHESIS_PROFILE=default restores hypothesis' own settings.
+settings.register_profile("csrepro", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "csrepro"))
+
+#: the modules that take longest (``--durations``, Nov 2026), moved to the front of the collection so that
+#: no worker starts one of them while the other has nothing left; the rest keep pytest's order
+LONGEST_FIRST = ("test_bad_inputs.py", "test_estimators.py", "test_readme.py", "test_combo_regression.py",
+                 "test_peers.py", "test_report_safety.py", "test_run_cli.py", "test_metacost.py",
+                 "test_loaders.py", "test_runner.py", "test_experiment_options.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Move the items of the LONGEST_FIRST modules (matched by file name) to the front, in that order."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
