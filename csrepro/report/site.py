@@ -3,24 +3,32 @@
 Built from what the runs and reports left in the results folder, never from the stores:
 ``<results>/<exp>/comparison.csv`` (published beside reproduced, csrepro.report.compare),
 ``run_info.json`` (the run's command, dates and commit, csrepro.provenance), ``tables/*.md``,
-``figures/*.png`` and ``figures/*.csv``; each paper's ``experiments/<paper>/NOTES.md``; and
-``<results>/leaderboard/`` when it exists.  Pages (plain HTML from the Jinja2 templates in
-csrepro/report/templates/, one CSS file, no scripts, no external resources; every link relative,
-so the site works from file:// as from a static server)::
+``figures/*.png`` and ``figures/*.csv``; each paper's ``experiments/<paper>/NOTES.md``, ``deviations.csv``
+(a cause per missed cell) and ``claims.csv`` (csrepro.report.fidelity); and ``<results>/leaderboard/``
+when it exists.  Pages (plain HTML from the Jinja2 templates in csrepro/report/templates/, one CSS file,
+no external resources; every link relative, so the site works from file:// as from a static server)::
 
-    index.html              per paper and table, a bar of the cells within / outside tolerance /
-                            without a reproduced value (csrepro.report.fidelity.counts); stamps
-    papers/<paper>.html     per experiment: run stamp, comparison tables (out-of-tolerance cells
-                            highlighted, linked to the notes; PARTIAL tables marked), the
-                            reproduced tables, figures and figure data
+    index.html              findings first, generated: a summary sentence (:func:`summary_sentence`), the
+                            leaderboard's verdict per cost family (:func:`leaderboard_verdicts`), the claims
+                            ledger (:func:`claims`), then each paper's published numbers split within /
+                            explained / unexplained (:func:`paper_fidelity`, each cell once from the ledger);
+                            a missing input is one "not yet available" line
+    papers/<paper>.html     per experiment: run stamp, comparison tables (each missed cell with its cause and
+                            evidence; only the unexplained ones red; PARTIAL tables marked), the reproduced
+                            tables, figures and every row of the figure data
     notes/<paper>.html      experiments/<paper>/NOTES.md, escaped, with heading anchors
-    leaderboard.html        results/leaderboard/: every figures/*.csv as a table, every PNG;
-                            without it, how to make it (`make leaderboard`)
-    figures/<exp>/*.png     copies of the figures;  data/<exp>/*.csv  copies of the figure data
+    leaderboard.html        results/leaderboard/: the verdicts, the headline table (leaderboard.csv), the figures
+                            under it, chosen settings, data sets, every other CSV in full (past SPLIT_ROWS rows,
+                            one section per data set) and REPORT.md; without it, how to make it
+    figures/<exp>/*.png     copies of the figures;  data/<exp>/*.csv  copies of the CSVs the tables show
     site.css
 
-The site is built in a scratch folder beside the target and renamed into place only once complete:
-an error leaves the existing site as it was.
+Every CSV table (:func:`csv_table`) has formatted headers and units, shows every row, links its CSV, and
+sorts by a click on a column header (a few lines of inline JavaScript; without them the tables read the
+same).  Every page names the site's generation: commit, whether the tree was dirty (outside results/),
+date, command with repository-relative paths and package versions; no page shows an absolute path
+(:func:`scrub`).  The site is built in a scratch folder beside the target and renamed into place only
+once complete: an error leaves the existing site as it was.
 """
 
 from __future__ import annotations
@@ -69,8 +77,10 @@ PACKAGES = ("numpy", "scipy", "scikit-learn", "lightgbm", "xgboost", "csrepro")
 #: an absolute path to a file of a clone of the repository (this one or another): the part before the
 #: repository's top-level folder, dropped from every text the site shows
 #: any other absolute path under a usual top folder (e.g. a data mirror named in a NOTES.md): shown as ".../<name>"
-OTHER_PATH = re.compile(r"(?<![\w.:/~-])/(?:home|root|tmp|work|usr|var|srv|mnt|opt|Users|private)(?:/[\w.+-]+)*/([\w.+-]+)")
-CLONE_PREFIX = re.compile(r"(?<![\w.:/~-])/(?:[^\s/<>\"'`|()\[\]]+/)+?(?=(?:experiments|results|csrepro|conf|tests|scripts)/)")
+OTHER_PATH = re.compile(r"(?<![\w.:/~-])/(?:home|root|tmp|work|usr|var|srv|mnt|opt|Users|private)"
+                        r"(?:/[\w.+-]+)*/([\w.+-]+)")
+CLONE_PREFIX = re.compile(r"(?<![\w.:/~-])/(?:[^\s/<>\"'`|()\[\]]+/)+?"
+                          r"(?=(?:experiments|results|csrepro|conf|tests|scripts)/)")
 
 
 class SiteError(ValueError):
@@ -390,7 +400,9 @@ LABELS = {
     "n_methods": "Methods", "test": "Test", "p_value": "p-value", "posthoc": "Post-hoc test",
     "critical_difference": "Critical difference (average rank)", "selected": "Chosen settings",
     "n_samples": "Size (rows)", "n_features": "Features", "n_classes": "Classes (K)",
-    "imbalance_ratio": "Imbalance ratio (largest / smallest class)",
+    "imbalance_ratio": "Imbalance ratio (largest / smallest class)", "verdict": "Verdict vs reference",
+    "n_datasets": "Data sets", "p_reference": "p-value vs reference (corrected t-test)",
+    "outcome": "Outcome vs reference", "units": "Units",
 }
 
 
@@ -450,7 +462,8 @@ def _cell(col: dict, row: dict) -> dict:
               "text": _text(kind, row[k]), "scale": 100 if kind == "pct" else 1} for k in col["keys"]]
     first = row[col["keys"][0]]
     if kind == "wtl":
-        sort = _exact(float(row["wins"]) - float(row["losses"]))
+        wtl = (row["wins"], row["losses"])
+        sort = "" if any(pd.isna(x) for x in wtl) else _exact(float(wtl[0]) - float(wtl[1]))
     else:
         sort = parts[0]["value"] if kind != "text" else ("" if pd.isna(first) else str(first))
     colour = group_colour(str(first)) if col["keys"][0] == "group" else ""
@@ -481,7 +494,7 @@ def csv_table(path: Path, href: str, order=(), anchor: str = "") -> dict:
 
 #: the leaderboard's CSV columns in the order its tables show them (others follow)
 HEADLINE = ("problem", "dataset", "family", "method", "group", "relative_cost", "relative_low", "relative_high",
-            "wins", "ties", "losses", "average_rank", "median_fit_seconds")
+            "verdict", "wins", "ties", "losses", "average_rank", "median_fit_seconds")
 #: the leaderboard's tables in page order (by file stem; others follow by name)
 TABLE_ORDER = ("leaderboard", "families", "friedman", "problems")
 #: where a leaderboard CSV may lie under results/leaderboard/
@@ -527,7 +540,7 @@ def verdict(frame: pd.DataFrame, scope: str) -> dict | None:
         out["interval"] = f"[{_pct(best['relative_low'])}, {_pct(best['relative_high'])}]"
         out["cheaper"] = papers.loc[papers["relative_high"] < 0, "method"].astype(str).tolist()
         out["kind"] = "cheaper" if out["cheaper"] else "dearer" if (papers["relative_low"] > 0).all() else "tie"
-    if {"wins", "ties", "losses"} <= cols:
+    if {"wins", "ties", "losses"} <= cols and best[["wins", "ties", "losses"]].notna().all():
         out["wtl"] = " / ".join(str(int(best[k])) for k in ("wins", "ties", "losses"))
     if "n_problems" in cols and frame["n_problems"].notna().any():
         out["n"] = int(frame["n_problems"].max())
@@ -726,7 +739,8 @@ class _Site:
             for png in sorted((folder / sub).glob("*.png")):
                 src = self.copy(png, f"figures/{LEADERBOARD}/{png.name}")
                 links[png.relative_to(folder).as_posix()] = src
-                ctx["figures"].append({"src": src, "name": png.name, "alt": f"leaderboard: {png.stem.replace('_', ' ')}"})
+                ctx["figures"].append({"src": src, "name": png.name,
+                                       "alt": f"leaderboard: {png.stem.replace('_', ' ')}"})
         if (folder / "REPORT.md").is_file():
             ctx["report"] = self.report_blocks(folder / "REPORT.md", links)
         ctx["verdicts"] = leaderboard_verdicts(folder)

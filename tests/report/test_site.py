@@ -371,10 +371,11 @@ def test_findings_without_inputs_say_so(tree):
 
 
 BOARD = """\
-method,group,average_rank,relative_cost,relative_low,relative_high,wins,ties,losses,best_baseline,n_problems,median_fit_seconds
-hgb,baseline,1.5,0.0,0.0,0.0,0,4,0,hgb,4,1.25
-rebel,Appel 2016,2.5,0.05,0.01,0.09,0,2,2,hgb,4,0.5
-combo,Koco 2013,3.0,0.08,0.02,0.2,1,1,2,hgb,4,0.75
+method,group,average_rank,relative_cost,relative_low,relative_high,verdict,wins,ties,losses,reference,n_problems,\
+median_fit_seconds
+hgb,baseline,1.5,0.0,,,reference,,,,hgb,4,1.25
+rebel,Appel 2016,2.5,0.05,0.01,0.09,costlier,0,2,2,hgb,4,0.5
+combo,Koco 2013,3.0,0.08,0.02,0.2,costlier,1,1,2,hgb,4,0.75
 """
 
 
@@ -394,12 +395,15 @@ def test_verdicts_and_tables(tmp_path):
     cols = table_columns(pd.read_csv(path))
     assert [(c["label"], c["kind"]) for c in cols] == [
         ("Method", "text"), ("Group", "text"), ("Average rank", "num"),
-        ("Relative cost vs reference, % [low, high]", "pct"), ("W / T / L", "wtl"), ("Reference", "text"),
-        ("Problems", "int"), ("Median fit time (s)", "num")]
+        ("Relative cost vs reference, % [low, high]", "pct"), ("Verdict vs reference", "text"), ("W / T / L", "wtl"),
+        ("Reference", "text"), ("Problems", "int"), ("Median fit time (s)", "num")]
     t = csv_table(path, "data/x/leaderboard.csv")
     cell = t["groups"][0]["rows"][1]["cells"][3]
     assert [(p["col"], p["text"], float(p["value"])) for p in cell["parts"]] == [
         ("relative_cost", "+5.0", 0.05), ("relative_low", "+1.0", 0.01), ("relative_high", "+9.0", 0.09)]
+    reference = t["groups"][0]["rows"][0]["cells"]  # the reference's own comparison is empty
+    assert [p["text"] for p in reference[3]["parts"]] == ["+0.0", "", ""]
+    assert [p["text"] for p in reference[5]["parts"]] == ["", "", ""] and reference[5]["sort"] == ""
     # more than SPLIT_ROWS rows with a dataset column: one group per data set, every row kept
     big = pd.DataFrame({"dataset": [f"d{i % 7}" for i in range(300)], "mean_cost": range(300),
                         "ci_low": range(300), "ci_high": range(300)})

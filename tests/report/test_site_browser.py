@@ -107,7 +107,9 @@ MEASURE = """() => {
     let smallest = 100;
     for (const e of document.querySelectorAll('main *, footer *')) {
         const own = Array.from(e.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
-        if (own && e.getClientRects().length) { smallest = Math.min(smallest, parseFloat(getComputedStyle(e).fontSize)); }
+        if (own && e.getClientRects().length) {
+            smallest = Math.min(smallest, parseFloat(getComputedStyle(e).fontSize));
+        }
     }
     return {scroll: document.scrollingElement.scrollWidth, inner: window.innerWidth, smallest: smallest,
             figures: Array.from(document.querySelectorAll('figure img'), i => i.getBoundingClientRect().width)};
