@@ -14,11 +14,15 @@ from hypothesis import settings
 settings.register_profile("csrepro", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "csrepro"))
 
-#: the modules that take longest (``--durations``, Nov 2026), moved to the front of the collection so that
-#: no worker starts one of them while the other has nothing left; the rest keep pytest's order
-LONGEST_FIRST = ("test_bad_inputs.py", "test_estimators.py", "test_readme.py", "test_combo_regression.py",
-                 "test_peers.py", "test_report_safety.py", "test_run_cli.py", "test_metacost.py",
-                 "test_loaders.py", "test_runner.py", "test_experiment_options.py")
+#: the modules that take longest (``--durations``, Nov 2026: the reduced-scale runs first), moved to the front of the
+#: collection so that no worker starts one of them while the other has nothing left; the rest keep pytest's order
+LONGEST_FIRST = ("test_leaderboard_run.py", "test_bad_inputs.py", "test_obrien_regression.py", "test_estimators.py",
+                 "test_readme.py", "test_cs_boost_uci.py", "test_combo_regression.py", "test_thesis_large.py",
+                 "test_thesis_letter1.py", "test_thesis_musk2.py", "test_thesis_uci_margin.py",
+                 "test_thesis_outliers.py", "test_thesis_gaussians.py", "test_cs_svm_regression.py",
+                 "test_guess_averse_regression.py", "test_rebel.py", "test_cs_boost_synthetic.py", "test_peers.py",
+                 "test_report_safety.py", "test_run_cli.py", "test_metacost.py", "test_loaders.py", "test_runner.py",
+                 "test_experiment_options.py")
 
 
 def pytest_collection_modifyitems(config, items):
