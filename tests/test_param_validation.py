@@ -4,6 +4,8 @@ The harness validates each experiment's parameters before any trial with
 :func:`csrepro.methods.validate_params`; ``fit`` runs the same validation (``_fit_context``).
 """
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
@@ -142,7 +144,9 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("cls, bad", BAD, ids=[f"{c.__name__}-{k}={v!r}" for c, b in BAD for k, v in b.items()])
+# ids without memory addresses ("<object object at 0x...>"): pytest-xdist workers must collect the same ids
+@pytest.mark.parametrize("cls, bad", BAD, ids=[f"{c.__name__}-{k}={re.sub(' at 0x[0-9a-fA-F]+', '', repr(v))}"
+                                               for c, b in BAD for k, v in b.items()])
 def test_bad_parameters_raise_before_any_work(cls, bad):
     """validate_params (config time) and fit raise scikit-learn's one-line error naming the parameter."""
     est = cls(**{**VALID_ARGS.get(cls, {}), **bad})
