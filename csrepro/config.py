@@ -12,11 +12,14 @@ choices. :func:`dataset_settings` and :func:`config_hash` say what an experiment
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import hashlib
 import inspect
 import itertools
 import json
+import re
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +28,7 @@ from typing import Any
 
 import hydra
 from hydra import initialize_config_dir
+from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.core.config_store import ConfigStore
 from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -193,8 +197,11 @@ def compose_overrides(overrides, conf_dir=None) -> DictConfig:
     selected by one of them, ``+exp=<name>``), without the ``hydra`` node and not validated.
 
     Overrides of unknown fields raise ConfigError listing the valid ones (:func:`check_overrides`),
-    Hydra's errors are turned into a ConfigError of one line (:func:`hydra_message`). Inside a
-    running Hydra app (a job of ``python -m csrepro.run``) the app's config search path is used.
+    so do values that cannot mean what they say (:func:`check_override_values`) and overrides of
+    datasets the experiment does not run; Hydra's errors are turned into a ConfigError of one line
+    (:func:`hydra_message`). Inside a running Hydra app (a job of ``python -m csrepro.run``) the
+    app's config search path is used; outside, the composition of the config groups the overrides
+    choose is made once per process (:func:`_compose`).
     """
     conf_dir = Path(conf_dir or CONF_DIR).resolve()
     overrides = list(overrides)
@@ -204,12 +211,35 @@ def compose_overrides(overrides, conf_dir=None) -> DictConfig:
         if GlobalHydra.instance().is_initialized():
             cfg = hydra.compose(config_name="config", overrides=overrides)
         else:
-            with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3", job_name="csrepro"):
-                cfg = hydra.compose(config_name="config", overrides=overrides)
+            cfg = _compose(overrides, conf_dir)
     except HydraException as err:
         raise ConfigError(hydra_message(err)) from None
     _check_per_dataset_targets(overrides, cfg)
     return cfg
+
+
+def _compose(overrides: list[str], conf_dir: Path) -> DictConfig:
+    """What ``hydra.compose`` gives for ``overrides`` with ``conf_dir`` as the primary config folder, made
+    as Hydra makes it in two steps: the defaults (config.yaml with the config groups the overrides
+    choose, e.g. ``+exp=smoke``), composed by Hydra and kept for the process (:func:`_compose_groups`),
+    then a copy with the other overrides applied by Hydra's own ConfigLoaderImpl._apply_overrides_to_config
+    (what Hydra does after composing the defaults). Sweeps and ``hydra.*`` overrides go to Hydra whole."""
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    if any(o.is_sweep_override() or o.is_hydra_override() for o in parsed):
+        return _compose_groups(tuple(overrides), conf_dir)
+    groups = {d.relative_to(root).as_posix() for root in config_dirs(conf_dir) for d in root.rglob("*") if d.is_dir()}
+    # Hydra's split (hydra._internal.defaults_list.Overrides): a dict value or a key that is no group is a value
+    chosen = [not isinstance(o.value(), dict) and o.key_or_group in groups for o in parsed]
+    cfg = copy.deepcopy(_compose_groups(tuple(o.input_line for o, c in zip(parsed, chosen) if c), conf_dir))
+    ConfigLoaderImpl._apply_overrides_to_config([o for o, c in zip(parsed, chosen) if not c], cfg)
+    return cfg
+
+
+@functools.lru_cache(maxsize=64)
+def _compose_groups(overrides: tuple[str, ...], conf_dir: Path) -> DictConfig:
+    """``hydra.compose`` of ``overrides`` with the primary config folder ``conf_dir`` (cached: never modify it)."""
+    with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3", job_name="csrepro"):
+        return hydra.compose(config_name="config", overrides=list(overrides))
 
 
 def _parsed(overrides) -> list:
@@ -333,7 +363,7 @@ def validate_config(cfg, metric_names) -> DictConfig:
     except OmegaConfBaseException as err:
         if err.full_key == "exp.name":
             raise ConfigError(f"no experiment selected; pass +exp=<name>, one of {experiment_names()}") from None
-        raise ConfigError(f"invalid config value at {err.full_key!r}: {err.msg}") from None
+        raise ConfigError(f"invalid config value at {err.full_key!r}: {str(err.msg).splitlines()[0]}") from None
     _check_bools(cfg if not OmegaConf.is_config(cfg) else OmegaConf.to_container(cfg), Config)
     merged.exp.per_dataset = {key: _dataset_overrides(key, value) for key, value in merged.exp.per_dataset.items()}
     exp, runner = merged.exp, merged.runner
@@ -343,6 +373,9 @@ def validate_config(cfg, metric_names) -> DictConfig:
     if merged.data.root is not None and not str(merged.data.root).strip():
         raise ConfigError("data.root is empty; give the dataset mirror's folder, or leave data.root out (null: "
                           "$CSREPRO_DATA_DIR, else ../shared/datasets)")
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", exp.name):
+        raise ConfigError(f"exp.name={exp.name!r} cannot name the results folder <results.root>/<exp.name>; use "
+                          "letters, digits, '_', '-' and '.' (not first), e.g. exp.name=smoke_small")
     if not exp.datasets:
         raise ConfigError("exp.datasets is empty; list registry ids, e.g. 'exp.datasets=[sk_iris,sk_wine]'")
     aliases = _dataset_aliases(exp)
@@ -438,9 +471,10 @@ def _dataset_overrides(key: str, value) -> DictConfig:
         return OmegaConf.merge(OmegaConf.structured(DatasetOverrides), value)
     except ConfigKeyError as err:
         check_key(f"exp.per_dataset.{key}.{err.full_key}")
-        raise ConfigError(f"invalid config at exp.per_dataset.{key}: {err.msg}") from None
+        raise ConfigError(f"invalid config at exp.per_dataset.{key}: {str(err.msg).splitlines()[0]}") from None
     except OmegaConfBaseException as err:
-        raise ConfigError(f"invalid config value at 'exp.per_dataset.{key}.{err.full_key}': {err.msg}") from None
+        raise ConfigError(f"invalid config value at 'exp.per_dataset.{key}.{err.full_key}': "
+                          f"{str(err.msg).splitlines()[0]}") from None
 
 
 def _dataset_aliases(exp: DictConfig) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""`python -m csrepro.run`: override checks, a killed run resumed, multirun sweeps, results.root."""
+"""`python -m csrepro.run`: override checks, a killed run resumed, Ctrl-C, two runs into one store, multirun sweeps,
+results.root, what users type, the composition, the report of smoke."""
 
 import json
 import os
@@ -8,11 +9,15 @@ import sys
 import time
 from pathlib import Path
 
+import hydra
 import pandas as pd
 import pytest
+from hydra import initialize_config_dir
+from omegaconf import OmegaConf
 
 from csrepro import runner
-from csrepro.config import ConfigError
+from csrepro.config import CONF_DIR, ConfigError, compose, compose_overrides
+from csrepro.report.__main__ import main as report_main
 from csrepro.run import check_overrides
 from csrepro.store import PART_GLOB, read_store, store_dir
 
@@ -110,3 +115,153 @@ def test_killed_run_resumes_to_the_rows_of_an_uninterrupted_run(tmp_path):
 
     clean = runner.run_experiment({**cfg, "results": {"root": str(tmp_path / "clean")}})
     pd.testing.assert_frame_equal(stable(resumed), stable(clean))
+
+
+# `python -m csrepro.run` in a fresh process whose fits sleep argv[1] seconds, so that it can be interrupted
+# (runner.n_jobs=1: the fits run in this process, where the patch is).
+SLOW_CLI = """
+import sys, time
+from csrepro import methods, run
+
+real, pause = methods.make_estimator, float(sys.argv[1])
+
+def make_slow(*args, **kwargs):
+    est = real(*args, **kwargs)
+    fit = est.fit
+    est.fit = lambda X, y, **kw: (time.sleep(pause), fit(X, y, **kw))[1]
+    return est
+
+methods.make_estimator = make_slow
+sys.argv = ["csrepro.run", *sys.argv[2:]]
+run.main()
+"""
+
+
+def slow_cli(tmp_path, *args, pause="0.2"):
+    script = tmp_path / "slow_cli.py"
+    script.write_text(SLOW_CLI)
+    return subprocess.Popen([sys.executable, "-W", "ignore", str(script), pause, "+exp=smoke", "runner.progress=false",
+                             *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # its own process group, as a terminal's foreground job
+
+
+def wait_for_parts(exp_dir, proc, n=1):
+    deadline = time.monotonic() + 120
+    while len(list(store_dir(exp_dir).glob(PART_GLOB))) < n and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before the test could act"
+
+
+def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path):
+    args = (f"results.root={tmp_path / 'r'}", "exp.n_trials=5")
+    planned = 2 * 5 * 2  # datasets x trials x methods
+    proc = slow_cli(tmp_path, *args)
+    wait_for_parts(tmp_path / "r" / "smoke", proc)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground group (loky workers too)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err.count("\n") == 1, err
+    stored = len(read_store(tmp_path / "r" / "smoke"))
+    assert err == f"interrupted: {stored} of {planned} trials stored; the same command resumes\n"
+    assert 0 < stored < planned and not (tmp_path / "r" / "smoke" / "run.lock").exists()
+    cli("+exp=smoke", "runner.progress=false", *args)
+    assert len(read_store(tmp_path / "r" / "smoke")) == planned
+
+
+def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path):
+    """Two runs, one results folder: the second stops before any work naming the first's pid; after the first
+    is killed (its lock file left behind), the same command takes the stale lock over and finishes the trials."""
+    args = ("+exp=smoke", "runner.progress=false", f"results.root={tmp_path / 'r'}", "exp.n_trials=6")
+    first = slow_cli(tmp_path, *args[2:], pause="3")  # 24 fits of 3 s: it is still running when killed
+    try:
+        wait_for_parts(tmp_path / "r" / "smoke", first)
+        parts = sorted(store_dir(tmp_path / "r" / "smoke").glob(PART_GLOB))
+        second = cli(*args, check=False)
+        assert second.returncode == 2 and second.stderr.count("\n") == 1, second.stderr
+        assert second.stderr.startswith(f"store error: the results folder {tmp_path / 'r' / 'smoke'} is in use by a "
+                                        f"run (pid {first.pid}); wait for it to finish")
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    assert (tmp_path / "r" / "smoke" / "run.lock").exists()
+    assert all(p in sorted(store_dir(tmp_path / "r" / "smoke").glob(PART_GLOB)) for p in parts)
+    cli(*args)
+    assert len(read_store(tmp_path / "r" / "smoke")) == SMOKE_TRIALS * 3
+
+
+# What users type works (composed as the command line composes it, run in this process).
+WORKS = [
+    ("+exp.per_dataset.sk_iris.n_trials=1",),
+    ("cost@exp.cost=zero_one",),
+    ("protocol@exp.protocol=kfold", "~exp.protocol.test_size"),
+    ("exp.methods.mcboost.n_estimators=1", "+exp.methods.mcboost.decision=bayes"),
+    ("~exp.protocol.test_size", "+exp.protocol.test_count=40"),
+    ("runner.n_jobs=-1", "runner.resume=false"),
+]
+
+
+@pytest.mark.parametrize("args", WORKS, ids=[" ".join(a) for a in WORKS])
+def test_documented_forms_work(args, tmp_path):
+    rows = runner.run_experiment(compose("smoke", [f"results.root={tmp_path}", "runner.progress=false",
+                                                   "exp.n_trials=1", *args]))
+    assert not rows.empty and len(read_store(tmp_path / "smoke")) == len(rows)
+    if "+exp.protocol.test_count=40" in args:
+        assert set(rows["n_test"]) == {40}
+
+
+def test_per_dataset_n_trials_from_the_command_line(tmp_path):
+    runner.run_experiment(compose("smoke", [f"results.root={tmp_path}", "runner.progress=false",
+                                            "+exp.per_dataset.sk_iris.n_trials=1"]))
+    assert read_store(tmp_path / "smoke").groupby("dataset")["trial"].nunique().to_dict() == {"sk_iris": 1, "sk_wine": 2}
+
+
+def test_failed_trials_are_retried_by_the_same_command(tmp_path):
+    """One training row (stratify off, 149 of 150 held out) leaves a single class: every trial fails, every run."""
+    cfg = compose("smoke", [f"results.root={tmp_path}", "runner.progress=false", "exp.datasets=[sk_iris]",
+                            "~exp.protocol.test_size", "+exp.protocol.test_count=149", "exp.protocol.stratify=false"])
+    for _ in range(2):
+        with pytest.raises(runner.TrialsFailed, match=r"4 of the 4 trials run failed .*needs at least 2 classes"):
+            runner.run_experiment(cfg, strict=True)
+        assert len(pd.read_csv(tmp_path / "smoke" / runner.FAILURES)) == 4
+    assert read_store(tmp_path / "smoke").empty
+
+
+def test_truncated_part_is_quarantined_and_its_trials_recomputed(tmp_path, caplog):
+    cfg = compose("smoke", [f"results.root={tmp_path}", "runner.progress=false"])
+    complete = runner.run_experiment(cfg)
+    part, = store_dir(tmp_path / "smoke").glob(PART_GLOB)
+    part.write_bytes(part.read_bytes()[:200])  # as a full disk or a killed copy leaves it
+    recomputed = runner.run_experiment(cfg)
+    assert f"moved 1 unreadable store part(s) to {tmp_path / 'smoke' / 'quarantine'}" in caplog.text
+    assert (tmp_path / "smoke" / "quarantine" / part.name).is_file()
+    pd.testing.assert_frame_equal(stable(recomputed), stable(complete))
+
+
+def test_the_smallest_experiment_is_reported(tmp_path, capsys):
+    """smoke names no paper: its report has no published cells, and its tables all the same."""
+    runner.run_experiment(compose("smoke", [f"results.root={tmp_path}", "runner.progress=false"]))
+    assert report_main(["smoke", f"results.root={tmp_path}"]) == 0
+    text = (tmp_path / "smoke" / "REPORT.md").read_text()
+    assert text.startswith("# smoke: reproduced (no paper: no published cells)\n")
+    assert "- Trials: 8 of 8 planned trials (complete)" in text and "## Mean risk" in text and "## Mean error" in text
+    assert "| sk_iris | rep | 2 |" in text
+    assert (tmp_path / "smoke" / "tables" / "mean_risk.md").is_file()
+
+
+@pytest.mark.parametrize("overrides", [
+    ["+exp=smoke"],
+    ["+exp=guess_averse_uci", "exp.n_trials=2", "+exp.methods.mcboost.inner_cv={param: n_estimators, values: [1, 2]}"],
+    ["+exp=smoke", "protocol@exp.protocol=kfold", "~exp.protocol.test_size", "exp.protocol.n_splits=3"],
+    ["+exp=smoke", "cost@exp.cost=zero_one", "runner=dask", "+exp.methods.ls_mcboost={}", "results.root=/x"],
+    ["+exp=leaderboard", "exp.datasets=[sk_iris]", "+exp.per_dataset.sk_iris.n_trials=1"],
+])
+def test_composition_is_hydras(overrides):
+    """csrepro.config composes the config groups once per process and applies the other overrides as Hydra
+    does: the result is Hydra's own composition, flags included."""
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3", job_name="csrepro"):
+        expected = hydra.compose(config_name="config", overrides=overrides)
+    for _ in range(2):  # the second from the cache
+        got = compose_overrides(overrides)
+        assert OmegaConf.to_yaml(got) == OmegaConf.to_yaml(expected)
+        assert OmegaConf.is_struct(got) and OmegaConf.is_struct(expected)
+    with pytest.raises(ConfigError, match=r"Could not override 'exp.methods'\. To append to your config use"):
+        compose_overrides(["+exp=smoke", "exp.methods={ls_mcboost: {}}"])

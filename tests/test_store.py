@@ -1,4 +1,8 @@
-"""Result store: atomic part files, dedupe on read, compaction, deletion, concurrent compaction."""
+"""Result store: atomic part files, dedupe on read, compaction, deletion, concurrent compaction, the lock."""
+
+import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -145,3 +149,65 @@ def test_a_damaged_plan_file_is_named(tmp_path):
     with pytest.raises(store.DamagedStoreError, match="plan-k2.parquet") as err:
         store.read_plan(tmp_path)
     assert err.value.paths == [bad]
+
+
+def test_the_lock_names_its_holder_and_is_removed_after(tmp_path):
+    exp_dir = tmp_path / "e"
+    assert store.lock_holder(exp_dir) is None and not exp_dir.exists()  # a probe creates nothing
+    with store.store_lock(exp_dir) as path:
+        assert path.read_text() == f"{os.getpid()}\n"
+        assert store.lock_holder(exp_dir) == os.getpid()  # flock: another open file, even in this process
+        with pytest.raises(store.StoreLockedError, match=rf"in use by a run \(pid {os.getpid()}\); wait for it"):
+            with store.store_lock(exp_dir):
+                pass
+        with pytest.raises(store.StoreLockedError):
+            store.check_unlocked(exp_dir)
+    assert not path.exists() and store.lock_holder(exp_dir) is None
+    store.check_unlocked(exp_dir)
+
+
+def test_a_stale_lock_file_is_taken_over(tmp_path):
+    """A lock file whose writer died holds no flock: the next run takes it (whatever pid it names)."""
+    exp_dir = tmp_path / "e"
+    exp_dir.mkdir()
+    (exp_dir / store.LOCK_FILE).write_text("999999999\n")
+    assert store.lock_holder(exp_dir) is None
+    with store.store_lock(exp_dir) as path:
+        assert path.read_text() == f"{os.getpid()}\n"
+
+
+HOLD = """
+import sys, time
+from csrepro.store import store_lock
+with store_lock(sys.argv[1]):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+def test_two_processes_one_store(tmp_path):
+    """A second process is refused while the first holds the lock, naming its pid; once the first is killed
+    (its lock file left behind), the lock is taken over."""
+    exp_dir = tmp_path / "e"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(exp_dir)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert store.lock_holder(exp_dir) == holder.pid
+        with pytest.raises(store.StoreLockedError, match=rf"\(pid {holder.pid}\)") as err:
+            with store.store_lock(exp_dir):
+                pass
+        assert err.value.pid == holder.pid
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (exp_dir / store.LOCK_FILE).exists()  # killed: nothing removed it
+    with store.store_lock(exp_dir):
+        assert store.lock_holder(exp_dir) == os.getpid()
+
+
+def test_folder_problems_are_named_and_nothing_is_created(tmp_path):
+    (tmp_path / "file").write_text("x")
+    assert store.folder_problem(tmp_path / "new" / "deeper") is None
+    assert store.folder_problem(tmp_path / "file") == f"{tmp_path / 'file'} is a file, not a folder"
+    assert store.folder_problem(tmp_path / "file" / "sub") == f"{tmp_path / 'file'} is a file, not a folder"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

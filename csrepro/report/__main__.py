@@ -509,12 +509,20 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text} (unexpected; rerun with --debug for the traceback)"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors as one line, ``report error: ...``, and exit status 2."""
+
+    def error(self, message: str):
+        print(f"report error: {message} (python -m csrepro.report --help lists the options)", file=sys.stderr)
+        sys.exit(2)
+
+
 def main(argv=None) -> int:
     """Entry point of ``python -m csrepro.report``: 0 on success; after a one-line error on stderr, 2 for a
     missing or invalid config (as ``python -m csrepro.run``), else 1."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = argparse.ArgumentParser(prog="python -m csrepro.report", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="python -m csrepro.report", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("args", nargs="*", metavar="EXP | key=value")
     parser.add_argument("--all", action="store_true",
                         help="report every conf/exp/*.yaml that has a store and write FIDELITY.md")
