@@ -3,7 +3,7 @@ multinomial logistic regression, as scikit-learn classifiers with the project's 
 conventions.
 
 Cost convention (CONTRACT.md): ``cost_matrix[j, k]`` is the cost of predicting class k when the truth is j, rows and
-columns in ``classes_`` order; :func:`csrepro.costs.bayes_decision` is the minimum-expected-cost rule
+columns in ``classes_`` order; :func:`csrepro.decision.rules.decide` is the minimum-expected-cost rule
 argmin_k sum_j P_j C[j, k].
 
 :class:`GradientBoostingPeer` fits one library's multiclass (softmax; logistic for two classes) gradient-boosted
@@ -58,7 +58,8 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
+from csrepro.costs import check_cost_matrix_for_labels
+from csrepro.decision.rules import decide
 from csrepro.peers import CalibratedBayesClassifier, _labels_and_codes
 from csrepro.selection.rounds import RoundsOnValidation
 from csrepro.validation import IntegerInterval
@@ -204,10 +205,10 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, dtype=np.float64, reset=False)
 
-    def _decide(self, P):
+    def _classes_from_proba(self, P):
         if self.weighting == "cost":
             return self.classes_[np.argmax(P, axis=1)]
-        return self.classes_[bayes_decision(P, self.cost_matrix_)]
+        return self.classes_[decide(P, self.cost_matrix_)]
 
     def predict_proba(self, X):
         """The booster's class probabilities (n, K) in ``classes_`` order (0 for a class absent from training)."""
@@ -218,7 +219,7 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The minimum-expected-cost class (``weighting="none"``; argmax for 0-1 costs) or the argmax of the
         weighted model's probabilities (``weighting="cost"``); ties: the lowest class index."""
-        return self._decide(self.predict_proba(X))
+        return self._classes_from_proba(self.predict_proba(X))
 
     def _probabilities(self, margins):
         if margins.ndim == 1:  # two present classes: the logit of the second
@@ -266,7 +267,7 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
     def staged_predict(self, X):
         """``predict`` after each boosting round 1..``n_iter_`` (the last is ``predict``)."""
         for P in self.staged_predict_proba(X):
-            yield self._decide(P)
+            yield self._classes_from_proba(P)
 
 
 class MultinomialLogisticRegression(ClassifierMixin, BaseEstimator):
@@ -331,7 +332,7 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     probabilities are cost-blind; the costs enter through the rule) is fitted and calibrated by
     ``CalibratedBayesClassifier(method=method, cv=cv, cost_matrix=cost_matrix, labels=labels)``: ``cv`` models on the
     folds' training parts, each calibrated on its held-out fold, probabilities averaged, then
-    argmin_k sum_j P_j C[j, k] (:func:`csrepro.costs.bayes_decision`).  Tuning once on the same validation split as
+    argmin_k sum_j P_j C[j, k] (:func:`csrepro.decision.rules.decide`).  Tuning once on the same validation split as
     the other tuned methods, not within every calibration fold, keeps the budget equal and the cost about that of
     one tuning plus ``cv`` fits.
 
@@ -397,4 +398,4 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The minimum-expected-cost class under ``predict_proba`` (ties: the lowest class index)."""
         P = self.predict_proba(X)
-        return self.classes_[bayes_decision(P, self.calibrated_.cost_matrix_)]
+        return self.classes_[decide(P, self.calibrated_.cost_matrix_)]

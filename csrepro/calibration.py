@@ -4,7 +4,7 @@
 ``CalibratedClassifierCV(method="sigmoid")``) and the cost-sensitive threshold P(1|x) >
 C2/(C1 + C2): the "AdaBoost/RealBoost/LogitBoost/SVM with Platt calibration" baselines.
 :class:`BayesRuleClassifier` is its multiclass counterpart without calibration: any classifier's own
-``predict_proba`` and the minimum-expected-cost rule (``costs.bayes_decision``) for a cost matrix, e.g. the
+``predict_proba`` and the minimum-expected-cost rule (:func:`csrepro.decision.rules.decide`) for a cost matrix, e.g. the
 "standard approach" of Appel et al. 2016, Fig. 3 (method id ``rebel_standard``).
 """
 
@@ -18,7 +18,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.boosting.cost_sensitive import _BinaryCostBoost, resolve_binary_costs
-from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
+from csrepro.costs import check_cost_matrix_for_labels
+from csrepro.decision.rules import decide
 from csrepro.validation import check_binary_classes, check_labels, check_targets, codes_of
 
 __all__ = ["BayesRuleClassifier", "PlattCalibrated"]
@@ -87,7 +88,7 @@ class PlattCalibrated(ClassifierMixin, BaseEstimator):
 class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
     """``estimator`` trained on the data alone, its ``predict_proba`` and the Bayes rule for ``cost_matrix`` at test time.
 
-    ``predict`` = ``classes_[argmin_k sum_j P(j | x) C[j, k]]`` (:func:`csrepro.costs.bayes_decision`;
+    ``predict`` = ``classes_[argmin_k sum_j P(j | x) C[j, k]]`` (:func:`csrepro.decision.rules.decide`;
     Beijbom et al. 2014 eq. 3); the posteriors are the estimator's own, not recalibrated.  The
     estimator is cloned and fitted without the costs (it should be cost-neutral: the costs enter only
     here).  ``labels`` (all classes, in the order of the cost matrix's rows and columns, kept as given) is
@@ -147,7 +148,7 @@ class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The minimum-expected-cost class under ``predict_proba`` (ties: the lowest class index)."""
         P = self.predict_proba(X)
-        return self.classes_[bayes_decision(P, self.cost_matrix_)]
+        return self.classes_[decide(P, self.cost_matrix_)]
 
     @available_if(lambda self: hasattr(self.estimator, "staged_predict_proba"))
     def staged_predict(self, X):
@@ -155,4 +156,4 @@ class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
         so that its number of rounds can be chosen on validation cost (csrepro.selection.rounds)."""
         check_is_fitted(self)
         for P in self.estimator_.staged_predict_proba(validate_data(self, X, dtype=np.float64, reset=False)):
-            yield self.classes_[bayes_decision(self._in_order(P), self.cost_matrix_)]
+            yield self.classes_[decide(self._in_order(P), self.cost_matrix_)]

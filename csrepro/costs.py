@@ -1,4 +1,4 @@
-"""Cost matrices: validation, generators, the cost-sensitive Bayes rule.
+"""Cost matrices: validation, generators, the cost of guessing.
 
 Convention (CONTRACT.md): ``C[j, k]`` is the cost of predicting class k when the true class
 is j (rows: true class, columns: predicted class); classes are indexed 0..K-1 in the order of the
@@ -15,7 +15,6 @@ import numpy as np
 __all__ = [
     "COST_KINDS",
     "CostMatrixError",
-    "bayes_decision",
     "binary",
     "check_cost_matrix_for_labels",
     "class_frequency",
@@ -383,22 +382,12 @@ def make_cost_matrix(kind, n_classes, random_state=None, **params):
     return _validate(C, n_classes)
 
 
-# ----------------------------------------------------------------------------- decisions
-
-
 def bayes_decision(P, C):
-    """Cost-sensitive Bayes rule (Beijbom et al. 2014, eq. 3): argmin_k sum_j P[:, j] C[j, k].
+    """Transitional: :func:`csrepro.decision.rules.decide`, the minimum-expected-cost rule's one copy, for the modules
+    that still import it from here (csrepro.boosting.mcboost); delete once they import ``decide``."""
+    from csrepro.decision.rules import decide
 
-    ``P`` (n, K) holds posteriors (any non-negative scaling per row gives the same decision);
-    returns int class indices (n,), exact ties going to the lowest index.
-    """
-    P = np.asarray(P, dtype=np.float64)
-    if P.ndim != 2:
-        raise ValueError(f"P must be 2-D (n_samples, n_classes), got shape {P.shape}")
-    if not np.all(np.isfinite(P)):
-        raise ValueError("P contains nan or inf; pass finite class posteriors")
-    C = _validate(C, P.shape[1])
-    return np.argmin(P @ C, axis=1)
+    return decide(P, C)
 
 
 def expected_guessing_cost(C, priors=None):

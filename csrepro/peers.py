@@ -41,7 +41,7 @@ empty) instead of fitting the base classifier.  Importance weights are rescaled 
 weights.
 
 :class:`CalibratedBayesClassifier` is scikit-learn's ``CalibratedClassifierCV`` (isotonic or sigmoid) followed
-by O'Brien et al.'s eq. (1), g(p) = argmin_i sum_j c_{i|j} p_j, i.e. :func:`csrepro.costs.bayes_decision`
+by O'Brien et al.'s eq. (1), g(p) = argmin_i sum_j c_{i|j} p_j, i.e. :func:`csrepro.decision.rules.decide`
 (argmin_k sum_j P_j C[j, k]).
 
 ``labels`` (both classes): the full label set when a training part may lack some classes, in the order of the cost
@@ -68,7 +68,8 @@ from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
+from csrepro.costs import check_cost_matrix_for_labels
+from csrepro.decision.rules import decide
 from csrepro.validation import check_targets, classes_and_codes, codes_of
 
 __all__ = ["CalibratedBayesClassifier", "CostSensitiveReduction", "example_costs"]
@@ -273,7 +274,7 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     ``CalibratedClassifierCV(estimator, method=method, cv=cv, ensemble=True)`` is fitted on (X, y) (scikit-learn:
     one estimator per fold of ``cv``, each calibrated on its held-out fold, probabilities averaged; multiclass by
     one-vs-rest calibration and normalisation), then ``predict`` = ``classes_[argmin_k sum_j P_j C[j, k]]``
-    (:func:`csrepro.costs.bayes_decision`, ties to the lowest index; O'Brien's g(p; c) = argmin_i sum_j c_{i|j} p_j
+    (:func:`csrepro.decision.rules.decide`, ties to the lowest index; O'Brien's g(p; c) = argmin_i sum_j c_{i|j} p_j
     with c_{i|j} = C[j, i]).  ``estimator`` default: ``LogisticRegression(max_iter=1000)``; ``cost_matrix`` (K, K),
     rows true and columns predicted class, both in ``classes_`` order (None: 0-1 costs, i.e. the argmax of the calibrated probabilities); ``labels``: all
     classes (module docstring: an absent class gets probability 0); ``random_state`` seeds an estimator whose own
@@ -331,4 +332,4 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The minimum-expected-cost class under ``predict_proba`` (eq. (1); ties: the lowest class index)."""
         P = self.predict_proba(X)
-        return self.classes_[bayes_decision(P, self.cost_matrix_)]
+        return self.classes_[decide(P, self.cost_matrix_)]

@@ -16,7 +16,7 @@ from csrepro.baselines import (
     TunedCalibratedBayesClassifier,
     cost_weights,
 )
-from csrepro.costs import bayes_decision
+from csrepro.decision.rules import decide
 from csrepro.selection.rounds import RoundsOnValidation
 
 LIBRARIES = ["sklearn", "lightgbm", "xgboost"]
@@ -61,7 +61,7 @@ def test_weighting_none_predicts_by_the_minimum_expected_cost_rule(iris, library
     X, y = iris
     peer = GradientBoostingPeer(library, n_estimators=3, max_depth=1, cost_matrix=SKEWED, random_state=0).fit(X, y)
     P = peer.predict_proba(X)
-    np.testing.assert_array_equal(peer.predict(X), bayes_decision(P, SKEWED))
+    np.testing.assert_array_equal(peer.predict(X), decide(P, SKEWED))
     assert (peer.predict(X) != np.argmax(P, axis=1)).any()  # the costs move some decisions to class 2
     blind = GradientBoostingPeer(library, n_estimators=3, max_depth=1, random_state=0).fit(X, y)
     np.testing.assert_array_equal(blind.predict(X), np.argmax(blind.predict_proba(X), axis=1))
@@ -103,7 +103,7 @@ def test_a_class_absent_from_training_has_probability_zero_and_stays_predictable
     P = peer.predict_proba(X)
     assert P.shape == (150, 4) and (P[:, 3] == 0).all()
     pred = peer.predict(X)
-    np.testing.assert_array_equal(pred, bayes_decision(P, C))
+    np.testing.assert_array_equal(pred, decide(P, C))
     assert (pred == 3).any()
     assert all((s[:, 3] == 0).all() for s in peer.staged_predict_proba(X))
 
@@ -155,7 +155,7 @@ def test_tuned_calibrated_tunes_once_then_calibrates_with_the_choice(iris):
     assert final.max_depth == model.best_params_["max_depth"] and final.n_estimators == tuner.best_n_estimators_
     assert final.cost_matrix is None  # cost-blind probabilities; the costs enter through the rule
     P = model.predict_proba(X)
-    np.testing.assert_array_equal(model.predict(X), bayes_decision(P, SKEWED))
+    np.testing.assert_array_equal(model.predict(X), decide(P, SKEWED))
 
 
 # ----- registry ids ---------------------------------------------------------------------------------------------

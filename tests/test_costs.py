@@ -1,4 +1,4 @@
-"""Cost matrices: validation, generators (papers' conventions), dispatcher, Bayes rule."""
+"""Cost matrices: validation, generators (papers' conventions), dispatcher, cost of guessing."""
 
 import numpy as np
 import pytest
@@ -9,7 +9,6 @@ from hypothesis.extra.numpy import arrays
 from csrepro.costs import (
     COST_KINDS,
     CostMatrixError,
-    bayes_decision,
     binary,
     check_cost_matrix_for_labels,
     class_frequency,
@@ -21,6 +20,7 @@ from csrepro.costs import (
     validate_cost_matrix,
     zero_one,
 )
+from csrepro.decision.rules import decide
 from csrepro.metrics import error_confusion, per_class_recall, risk
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -136,7 +136,7 @@ def test_binary_thesis_convention():
     # Bayes rule predicts positive iff eta > C2 / (C1 + C2) (thesis VI.3 and VI.54)
     eta = np.array([0.2, 2 / 7 - 1e-9, 2 / 7 + 1e-9, 0.9])
     P = np.column_stack([1 - eta, eta])
-    np.testing.assert_array_equal(bayes_decision(P, C), [0, 0, 1, 1])
+    np.testing.assert_array_equal(decide(P, C), [0, 0, 1, 1])
     with pytest.raises(CostMatrixError, match=r"parameter C1 must be > 0"):
         binary(0, 1)
     with pytest.raises(CostMatrixError, match=r"parameter C2 must be finite"):
@@ -281,36 +281,7 @@ def test_make_cost_matrix_seeded(kind):
     assert not np.array_equal(a, make_cost_matrix(kind, 4, random_state=124))
 
 
-# ----------------------------------------------------------------------------- decisions
-
-
-def test_bayes_decision_hand():
-    C = np.array([[0, 1, 10], [1, 0, 1], [10, 1, 0]], float)
-    P = np.array([[0.5, 0.5, 0.0], [0.6, 0.3, 0.1], [0.0, 0.0, 1.0], [0.5, 0.0, 0.5]])
-    # expected costs per predicted class: [0.5, 0.5, 5.5] (tie -> 0), [1.3, 0.7, 6.3], [10, 1, 0], [5, 1, 5]
-    np.testing.assert_array_equal(bayes_decision(P, C), [0, 1, 2, 1])
-    np.testing.assert_array_equal(bayes_decision(np.full((2, 3), 1 / 3), zero_one(3)), [0, 0])
-
-
-@settings(max_examples=80, deadline=None)
-@given(data=st.data(), K=st.integers(2, 6), n=st.integers(1, 20))
-def test_bayes_decision_brute_force(data, K, n):
-    """Small integers keep every sum exact, so ties are real and must go to the lowest index."""
-    C = data.draw(arrays(np.int64, (K, K), elements=st.integers(1, 4))) * (1 - np.eye(K, dtype=np.int64))
-    P = data.draw(arrays(np.int64, (n, K), elements=st.integers(0, 3)))
-    expected = [
-        min(range(K), key=lambda k: (sum(int(P[i, j]) * int(C[j, k]) for j in range(K)), k)) for i in range(n)
-    ]
-    np.testing.assert_array_equal(bayes_decision(P, C), expected)
-
-
-def test_bayes_decision_errors():
-    with pytest.raises(ValueError, match=r"2-D"):
-        bayes_decision(np.ones(3), zero_one(3))
-    with pytest.raises(CostMatrixError, match=r"3x3 but there are 2 classes"):
-        bayes_decision(np.ones((4, 2)), zero_one(3))
-    with pytest.raises(ValueError, match=r"nan or inf"):
-        bayes_decision(np.array([[np.nan, 1.0]]), zero_one(2))
+# ----------------------------------------------------------------------------- cost of guessing
 
 
 def test_expected_guessing_cost():

@@ -14,7 +14,7 @@ Procedure (Domingos's Table 1, with a probabilistic learner), n training example
    contain x_n (``include_sample=False``, "excluding the sample"); an example inside every resample (no such model;
    likely only for small R) falls back to all models (counted in ``n_fallback_``);
 3. relabel x_n as argmin_k sum_j P(j | x_n) C[j, k] = argmin_i sum_j P(j | x_n) c_{i|j}
-   (:func:`csrepro.costs.bayes_decision`, ties to the first class);
+   (:func:`csrepro.decision.rules.decide`, ties to the first class);
 4. fit a final clone of ``estimator`` on the relabelled set; ``predict``/``predict_proba`` are that model's.
 
 O'Brien et al. 2008 (Sec. 6) use R = 100 (the default) and report the better of the two variants per dataset.
@@ -39,7 +39,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
+from csrepro.costs import check_cost_matrix_for_labels
+from csrepro.decision.rules import decide
 from csrepro.validation import IntegerInterval, check_targets, classes_and_codes, codes_of
 
 __all__ = ["MetaCostClassifier"]
@@ -170,7 +171,7 @@ class MetaCostClassifier(ClassifierMixin, BaseEstimator):
             self.train_proba_ = np.where(fallback[:, None], sum_all / self.n_resamples,
                                          sum_out / np.maximum(n_out, 1)[:, None])
             self.n_fallback_ = int(fallback.sum())
-        self.y_relabelled_ = self.classes_[bayes_decision(self.train_proba_, self.cost_matrix_)]
+        self.y_relabelled_ = self.classes_[decide(self.train_proba_, self.cost_matrix_)]
         self.relabelled_ = self.y_relabelled_ != y
         self.estimator_ = _fit(self.estimator, X, self.y_relabelled_, self.classes_, int(rng.randint(seed_bound)))
         return self

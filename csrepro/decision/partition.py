@@ -622,7 +622,7 @@ class _OutOfFoldRule(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """The learned rule applied to :meth:`predict_proba`."""
         P = self.predict_proba(X)
-        return self.classes_[self._decide(P)]
+        return self.classes_[self._apply_rule(P)]
 
 
 class PartitionMatrixClassifier(_OutOfFoldRule):
@@ -676,7 +676,7 @@ class PartitionMatrixClassifier(_OutOfFoldRule):
         self.train_cost_ = info["train_cost"]
         self.initial_cost_ = info["initial_cost"]
 
-    def _decide(self, P):
+    def _apply_rule(self, P):
         return decide(P, self.partition_matrix_)
 
 
@@ -718,7 +718,7 @@ class LachicheFlachClassifier(_OutOfFoldRule):
         self.train_cost_ = info["train_cost"]
         self.initial_cost_ = info["initial_cost"]
 
-    def _decide(self, P):
+    def _apply_rule(self, P):
         return decide(P, self.partition_matrix_)  # = argmax_i w_i p_i (eq. 4)
 
 
@@ -760,5 +760,5 @@ class MossmanClassifier(_OutOfFoldRule):
         self.thresholds_ = (theta1, theta2)
         self.train_cost_ = [cost]
 
-    def _decide(self, P):
+    def _apply_rule(self, P):
         return _mossman_predict(P, *self.thresholds_)

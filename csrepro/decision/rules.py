@@ -6,7 +6,9 @@ is j (row = assigned, column = true), so ``c = C.T``.  Every function here takes
 orientation; docstrings give the paper's form too.  The paper's "row i" (all costs of assigning i) is the
 project's column i; its "column j" (all costs for true class j) is the project's row j.
 
-* :func:`expected_costs`, :func:`decide`: eq. (1), g(p; c) = argmin_i sum_j c_{i|j} p_j.
+* :func:`expected_costs`, :func:`decide`: eq. (1), g(p; c) = argmin_i sum_j c_{i|j} p_j, the minimum-expected-cost
+  (Bayes) rule; :func:`decide` is the library's one copy of it, called by every estimator that decides from
+  probabilities.
 * :func:`equal_risk_point`: Property 2.
 * :func:`mossman_rule`: Mossman's 3-class rule, eq. (3).
 * :func:`mossman_partition_matrix`: a partition matrix of the form of eq. (13); see its docstring for what
@@ -16,8 +18,6 @@ project's column i; its "column j" (all costs for true class j) is the project's
 from __future__ import annotations
 
 import numpy as np
-
-from csrepro.costs import bayes_decision
 
 __all__ = ["decide", "equal_risk_point", "expected_costs", "mossman_partition_matrix", "mossman_rule"]
 
@@ -56,17 +56,16 @@ def expected_costs(P, C):
 
 
 def decide(P, C):
-    """Eq. (1): g(p; c) = argmin_i sum_j c_{i|j} p_j, as class indices (n,); exact ties go to the lowest index.
+    """The minimum-expected-cost rule, eq. (1): g(p; c) = argmin_i sum_j c_{i|j} p_j, i.e.
+    argmin_k sum_j P[:, j] C[j, k] (Beijbom et al. 2014, eq. 3), as class indices (n,); exact ties go to the lowest
+    index.
 
-    ``C`` in project orientation (``c = C.T``).  A valid cost matrix (zero diagonal, non-negative, a positive
-    entry per row) goes through :func:`csrepro.costs.bayes_decision`; any other finite matrix (a partition
-    matrix with negative entries, ``bounded=False``; a non-zero diagonal, Sec. 4) by the same argmin.
+    ``P`` (n, K): finite class-probability estimates, columns in class order (any non-negative scaling of a row gives
+    the same decision).  ``C`` in project orientation (``C[j, k]``: cost of predicting k when the truth is j;
+    ``c = C.T``): a cost matrix, or any finite (K, K) matrix (a partition matrix with negative entries,
+    ``bounded=False``; a non-zero diagonal, Sec. 4).
     """
-    P = _as_probabilities(P)
-    C = _as_matrix(C, P.shape[1])
-    if C.min() >= 0 and not np.diagonal(C).any() and (C > 0).any(axis=1).all():
-        return bayes_decision(P, C)
-    return np.argmin(P @ C, axis=1)
+    return np.argmin(expected_costs(P, C), axis=1)
 
 
 def equal_risk_point(C, rtol=1e-10):

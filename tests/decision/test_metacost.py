@@ -10,7 +10,8 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from csrepro.costs import CostMatrixError, bayes_decision
+from csrepro.costs import CostMatrixError
+from csrepro.decision.rules import decide
 from csrepro.decision.metacost import MetaCostClassifier, _spread
 from csrepro.probability import QuantizedNaiveBayes, RegularizedDiscriminantAnalysis
 
@@ -39,7 +40,7 @@ def test_cost_driven_relabel_and_the_orientation():
         np.testing.assert_array_equal(model.relabelled_, model.y_relabelled_ != y)
         assert model.relabelled_.sum() == 30 + 2 + 1
         np.testing.assert_array_equal(model.predict([[0.0], [1.0], [2.0]]), [1, 1, 0])
-        np.testing.assert_array_equal(model.y_relabelled_, bayes_decision(model.train_proba_, C))
+        np.testing.assert_array_equal(model.y_relabelled_, decide(model.train_proba_, C))
     transposed = MetaCostClassifier(QuantizedNaiveBayes(), cost_matrix=C.T, n_resamples=20, random_state=0).fit(X, y)
     np.testing.assert_array_equal(transposed.y_relabelled_, np.where(v == 1, 1, 0))
 
