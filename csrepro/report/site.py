@@ -21,6 +21,7 @@ no external resources; every link relative, so the site works from file:// as fr
                             under it, chosen settings, data sets, every other CSV in full (past SPLIT_ROWS rows,
                             one section per data set) and REPORT.md; without it, how to make it
     figures/<exp>/*.png     copies of the figures;  data/<exp>/*.csv  copies of the CSVs the tables show
+    summary.txt             the index's summary sentence, for README.md to quote
     site.css
 
 Every CSV table (:func:`csv_table`) has formatted headers and units, shows every row, links its CSV, and
@@ -33,7 +34,6 @@ once complete: an error leaves the existing site as it was.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -743,7 +743,8 @@ class _Site:
                                        "alt": f"leaderboard: {png.stem.replace('_', ' ')}"})
         if (folder / "REPORT.md").is_file():
             ctx["report"] = self.report_blocks(folder / "REPORT.md", links)
-        ctx["verdicts"] = leaderboard_verdicts(folder)
+        ctx["verdicts"] = {**leaderboard_verdicts(folder), "csv": [
+            href for target, href in links.items() if Path(target).name in ("leaderboard.csv", "families.csv")]}
         return ctx
 
 
@@ -849,9 +850,11 @@ def build_site(experiments, results_root, experiments_dir, target, prov) -> Path
         found = claims(experiments_dir, site.papers, site.held)
         found["csv"] = {p: site.copy(path, f"data/claims/{p}.csv") for p, path in found["files"].items()}
         total = _split(cells) if cells is not None and len(cells) else None
+        summary = summary_sentence(leaderboard.get("verdicts"), total, found)
+        (stage / "summary.txt").write_text(scrub(summary) + "\n", encoding="utf-8")  # for README.md to quote
         site.write("index.html", "index.html.j2", papers=papers, leaderboard=leaderboard,
                    runs=_run_summary(all_runs), claims=found, total=total, ledger_error=ledger_error, plural=PLURAL,
-                   summary=summary_sentence(leaderboard.get("verdicts"), total, found))
+                   summary=summary)
         shutil.copyfile(TEMPLATES / "site.css", stage / "site.css")
         _replace(stage, target)
     except BaseException:

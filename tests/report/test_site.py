@@ -348,9 +348,10 @@ def test_ledger_split_claims_and_findings(tree):
                                           "unexplained": 1}
     assert rows[("beta", "Fig. 3")]["unexplained"] == 1  # pb has no ledger: its comparison, unexplained
     summary = index[index.index('class="lead summary-sentence"'):]
-    summary = html.unescape(summary[:summary.index("</p>")])
+    summary = html.unescape(summary[summary.index(">") + 1:summary.index("</p>")])
     assert "Of the papers' 5 published numbers, 2 are reproduced within tolerance, 1 differ" in summary
     assert "Of 2 checked claims of the papers, 1 hold, 1 do not hold, 0 undecided." in summary
+    assert (tree.site / "summary.txt").read_text().strip() == summary
     assert 'href="notes/pa.html#deviations"' in index and 'href="data/alpha/claims.csv"' in index
     assert 'href="papers/pa.html#alpha"' in index and "<code>test:test_x</code>" in index
     assert 'href="data/claims/pa.csv"' in index and (tree.site / "data" / "claims" / "pa.csv").is_file()
