@@ -3,6 +3,8 @@
 What is specific to a loss is a row of the tables below, as in the kernel's template: a family's
 exponent shift and whether G has the second sum (``FAMILY_TABLE``), an outer function's state
 scale, fold, value and derivatives (``OUTER_TABLE``); a loss's codes are its rows' indices.
+Sample weights ``sw`` (None: unweighted, the same arithmetic as without) multiply each sample's loss and
+derivatives in the sums, as in the kernel.
 """
 
 from collections.abc import Callable
@@ -28,6 +30,11 @@ class Outer(NamedTuple):
     value: Callable  # (s0, scale) -> gamma
     derivatives: Callable  # (moments s0..s3 of s along the line, scale) -> gamma's first three derivatives
     dense: Callable  # (m, moments g0..g2 of G / e^m) -> gamma and its first two derivatives
+
+
+def _weighted(x, sw):
+    """Per-sample values ``x`` (last axis: samples) times the sample weights; ``x`` itself for None."""
+    return x if sw is None else x * sw
 
 
 def _true_scores(X, z):
@@ -101,9 +108,9 @@ def sample_terms(S, g, v, z, C, family, outer, alpha):
     return OUTER_TABLE[outer].dense(m, s)
 
 
-def line_totals(S, g, v, z, C, family, outer, alpha):
-    """Summed loss at ``alpha`` and its first two alpha-derivatives."""
-    return tuple(float(t.sum()) for t in sample_terms(S, g, v, z, C, family, outer, alpha))
+def line_totals(S, g, v, z, C, family, outer, alpha, sw=None):
+    """Summed loss at ``alpha`` and its first two alpha-derivatives (``sw``: sum_i sw_i L_i and its derivatives)."""
+    return tuple(float(_weighted(t, sw).sum()) for t in sample_terms(S, g, v, z, C, family, outer, alpha))
 
 
 TINY = np.exp(-700.0)
@@ -142,11 +149,11 @@ def apply_step(P, Q, scale, z, C, factors, group, family, outer, rows=None):
     scale[:] = OUTER_TABLE[outer].fold(scale, rho)
 
 
-def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B, with_loss=False):
+def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B, with_loss=False, sw=None):
     """Weights (34)-(37) with the next two derivatives (``wh``; only the weights if it has one row)
-    and grouped line-search terms from the state.
+    and grouped line-search terms from the state; with ``sw``, each sample's times its weight.
 
-    Returns the summed loss when ``with_loss``, else 0.
+    Returns the (weighted) summed loss when ``with_loss``, else 0.
     """
     paired = FAMILY_TABLE[family].paired
     n, nu = P.shape[0], len(uniq)
@@ -155,11 +162,12 @@ def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B,
     A[:] = P @ onehot
     B[:] = Q @ onehot if paired else 0.0
     ones = np.ones((n, nu))
-    wh[:] = np.stack(_sample_derivatives(A, B, ones, ones, uniq, off, np.ones(n), scale, family, outer)[:len(wh)])
+    wh[:] = _weighted(np.stack(_sample_derivatives(A, B, ones, ones, uniq, off, np.ones(n), scale, family,
+                                                   outer)[:len(wh)]), sw)
     if not with_loss:
         return 0.0
     s0 = A.sum(1) * (B.sum(1) if paired else 1.0)
-    return float(np.sum(OUTER_TABLE[outer].value(s0, scale)))
+    return float(np.sum(_weighted(OUTER_TABLE[outer].value(s0, scale), sw)))
 
 
 def line_factors(uniq, off, g, family, alpha, work):
@@ -186,8 +194,9 @@ def _sample_derivatives(A, B, XA, XB, uniq, off, g, scale, family, outer):
         return OUTER_TABLE[outer].derivatives(s, scale)
 
 
-def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows=None, row_g=None, row_off=None):
-    """Summed first three alpha-derivatives along g (31); leaves the factors in ``work``
+def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows=None, row_g=None, row_off=None,
+                     sw=None):
+    """Summed (``sw``: weighted) first three alpha-derivatives along g (31); leaves the factors in ``work``
     (with ``rows``: computed per cell from ``row_g``, ``row_off``; sample i reads row ``rows[i]``)."""
     nu = len(uniq)
     if rows is None:
@@ -197,12 +206,13 @@ def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows
         line_factors(uniq, row_off, row_g, family, alpha, work)
         X = work[rows]
     d = _sample_derivatives(A, B, X[:, :nu], X[:, nu:2 * nu], uniq, off, g, scale, family, outer)
-    return tuple(float(np.sum(t)) for t in d)
+    return tuple(float(np.sum(_weighted(t, sw))) for t in d)
 
 
-def aggregate_cells(A, B, scale, rows, family, out):
-    """Per-cell sums of scale_i A[i, u] (pairwise: of scale_i A[i, u] B[i, k], column u U + k)."""
-    W = scale[:, None] * A
+def aggregate_cells(A, B, scale, rows, family, out, sw=None):
+    """Per-cell sums of scale_i A[i, u] (pairwise: of scale_i A[i, u] B[i, k], column u U + k); with ``sw``,
+    scale_i times sw_i."""
+    W = _weighted(scale, sw)[:, None] * A
     if FAMILY_TABLE[family].paired:
         W = (W[:, :, None] * B[:, None, :]).reshape(len(A), -1)
     out[:] = 0.0

@@ -83,22 +83,24 @@ def _state(mod, S, z, C, fam, out):
     return P, Q, scale
 
 
-def _prepared(mod, S, v, z, C, fam, out):
-    """load_state + prepare_step; returns the weights and a derivatives(g) -> (alpha -> derivatives) factory."""
+def _prepared(mod, S, v, z, C, fam, out, sw=None, wh_rows=3):
+    """load_state + prepare_step (sample weights ``sw``); returns the weights, the groups and a
+    derivatives(g) -> (alpha -> derivatives) factory."""
     uniq, _, order, starts = _groups(v)
     n, nu = S.shape[0], len(uniq)
     P, Q, scale = _state(mod, S, z, C, fam, out)
-    wh, A, B = np.empty((3, n)), np.empty((n, nu)), np.empty((n, nu))
+    wh, A, B = np.empty((wh_rows, n)), np.empty((n, nu)), np.empty((n, nu))
     off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(n)
-    total = mod.prepare_step(P, Q, scale, order, starts, uniq, off, fam, out, wh, A, B, True)
+    total = mod.prepare_step(P, Q, scale, order, starts, uniq, off, fam, out, wh, A, B, True, sw=sw)
     # wh[1]: second derivative along the coordinate, i.e. the line curvature with g = 1
     g1 = np.ones(n)
-    assert np.sum(wh[1]) == pytest.approx(line_totals(S, g1, v, z, C, fam, out, 0.0)[2], rel=1e-10)
-    assert total == pytest.approx(line_totals(S, np.zeros(n), v, z, C, fam, out, 0.0)[0], rel=1e-10)
+    if wh_rows == 3:
+        assert np.sum(wh[1]) == pytest.approx(line_totals(S, g1, v, z, C, fam, out, 0.0, sw)[2], rel=1e-10)
+    assert total == pytest.approx(line_totals(S, np.zeros(n), v, z, C, fam, out, 0.0, sw)[0], rel=1e-10)
     work = np.empty((n, 2 * nu))
 
     def derivatives(g):
-        return lambda alpha: mod.line_derivatives(A, B, scale, uniq, off, g, fam, out, alpha, work)
+        return lambda alpha: mod.line_derivatives(A, B, scale, uniq, off, g, fam, out, alpha, work, sw=sw)
 
     return wh[0], (A, B if fam == 2 else None, scale), derivatives
 
@@ -290,3 +292,88 @@ def test_prepare_step_weights_only(name):
             A, B = np.empty((len(z), len(uniq))), np.empty((len(z), len(uniq)))
             mod.prepare_step(P, Q, scale, order, starts, uniq, off, fam, out, wh, A, B)
         np.testing.assert_array_equal(whs[0][0], whs[1][0])
+
+
+def _weights(n, seed=11):
+    return np.random.default_rng(seed).uniform(0.1, 3.0, n)
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_weighted_steps_are_the_weighted_risks_derivatives(name):
+    """With sample weights s, prepare_step and line_derivatives give the derivatives of sum_i s_i L_i (kernel and
+    reference): the weights w^r (34)-(37) times s_i, the summed loss and the line's derivatives weighted."""
+    S, z, C, g, v = _problem(12)
+    loss, fam, out = _codes(name)
+    kC = loss.kernel_costs(C)
+    sw = _weights(len(z))
+    plain = _prepared(exp_losses, S, v, z, kC, fam, out)[0]
+    for mod in (exp_losses, exp_losses_ref):
+        for rows in (3, 1):
+            w, _, derivs = _prepared(mod, S, v, z, kC, fam, out, sw, wh_rows=rows)
+            np.testing.assert_allclose(w, plain * sw, rtol=0 if mod is exp_losses else 1e-12)  # kernel: same bits
+            np.testing.assert_allclose(w, (loss.grad(S, z, C) @ v) * sw, rtol=1e-10)
+        for alpha in (0.0, 0.5, -1.5):
+            np.testing.assert_allclose(derivs(g)(alpha)[:2], line_totals(S, g, v, z, kC, fam, out, alpha, sw)[1:],
+                                       rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_unit_weights_are_bit_identical_to_none(name):
+    """All-ones weights run other arithmetic (x * 1.0) that changes no bit."""
+    S, z, C, g, v = _problem(13)
+    loss, fam, out = _codes(name)
+    kC = loss.kernel_costs(C)
+    ones = np.ones(len(z))
+    for mod in (exp_losses, exp_losses_ref):
+        w0, _, d0 = _prepared(mod, S, v, z, kC, fam, out)
+        w1, _, d1 = _prepared(mod, S, v, z, kC, fam, out, ones)
+        np.testing.assert_array_equal(w0, w1)
+        assert d0(g)(0.7) == d1(g)(0.7)
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_integer_weights_equal_repeated_samples(name):
+    """Integer weights k_i give the sums of the data with sample i repeated k_i times (0: dropped), up to the
+    summation order (relative 1e-12)."""
+    S, z, C, g, v = _problem(14)
+    loss, fam, out = _codes(name)
+    kC = loss.kernel_costs(C)
+    k = np.random.default_rng(14).integers(0, 4, len(z))
+    rep = np.repeat(np.arange(len(z)), k)
+    for mod in (exp_losses, exp_losses_ref):
+        w, _, derivs = _prepared(mod, S, v, z, kC, fam, out, k.astype(float))
+        w_rep, _, derivs_rep = _prepared(mod, S[rep], v, z[rep], kC, fam, out)
+        np.testing.assert_allclose(np.bincount(rep, weights=w_rep, minlength=len(z)), w, rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(derivs(g)(0.9), derivs_rep(g[rep])(0.9), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["gel", "mcboost", "ls", "lt"])
+def test_weighted_cells_give_the_weighted_derivatives(name):
+    """aggregate_cells with sample weights: derivatives on the cells are those of sum_i s_i L_i (kernel = reference)."""
+    _, fam, out = _codes(name)
+    S, z, C, v, g, rows, row_g, row_off = _cells_problem(15, fam)
+    C = get_loss(name).kernel_costs(C)
+    uniq = _groups(v)[0]
+    nu = len(uniq)
+    sw = _weights(len(z), 15)
+    want = line_totals(S, g, v, z, C, fam, out, 0.4, sw)[1:]
+    sums = {}
+    for mod in (exp_losses, exp_losses_ref):
+        _, (A, B, scale), _ = _prepared(mod, S, v, z, C, fam, out)
+        B = A if B is None else B
+        sums[mod] = np.empty((len(row_g), nu * nu if fam == 2 else nu))
+        mod.aggregate_cells(A, B, scale, rows, fam, sums[mod], sw=sw)
+        cell_uniq = (uniq[:, None] - uniq[None, :]).ravel() if fam == 2 else uniq
+        got = mod.line_derivatives(sums[mod], sums[mod], np.ones(len(row_g)), cell_uniq, row_off, row_g,
+                                   1 if fam == 2 else fam, out, 0.4, np.empty_like(sums[mod]))
+        np.testing.assert_allclose(got[:2], want, rtol=1e-10)
+    np.testing.assert_allclose(sums[exp_losses], sums[exp_losses_ref], rtol=1e-12)
+
+
+def test_kernel_refuses_weights_of_the_wrong_length():
+    S, z, C, g, v = _problem(16, n=6)
+    uniq, _, order, starts = _groups(v)
+    P, Q, scale = _state(exp_losses, S, z, C, 0, 0)
+    A, B, wh = np.empty((6, len(uniq))), np.empty((6, len(uniq))), np.empty((1, 6))
+    with pytest.raises(ValueError, match="sw has 5 weights for 6 samples"):
+        exp_losses.prepare_step(P, Q, scale, order, starts, uniq, np.zeros(6), 0, 0, wh, A, B, sw=np.ones(5))
