@@ -37,8 +37,9 @@ _ESTIMATORS = {
     "AdaBoostMMClassifier": "csrepro.boosting.combo",
     "CoMBoClassifier": "csrepro.boosting.combo",
     "SMOTEBoostClassifier": "csrepro.boosting.smoteboost",
-    "BayesRuleClassifier": "csrepro.calibration",
-    "PlattCalibrated": "csrepro.calibration",
+    "BayesRuleClassifier": "csrepro.decision.bayes_rule",
+    "CalibratedBayesClassifier": "csrepro.decision.bayes_rule",
+    "PlattCalibrated": "csrepro.probability.calibration",
     "DetectionRateClassifier": "csrepro.selection.detection_rate",
     "CostSensitiveSVC": "csrepro.svm.cs_svm",
     "CostRatioSVC": "csrepro.selection.svm",
@@ -50,11 +51,10 @@ _ESTIMATORS = {
     "MetaCostClassifier": "csrepro.decision.metacost",
     "QuantizedNaiveBayes": "csrepro.probability.naive_bayes",
     "RegularizedDiscriminantAnalysis": "csrepro.probability.rda",
-    "CalibratedBayesClassifier": "csrepro.peers",
-    "CostSensitiveReduction": "csrepro.peers",
-    "GradientBoostingPeer": "csrepro.baselines",
-    "MultinomialLogisticRegression": "csrepro.baselines",
-    "TunedCalibratedBayesClassifier": "csrepro.baselines",
+    "CostSensitiveReduction": "csrepro.baselines.reductions",
+    "GradientBoostingPeer": "csrepro.baselines.gbdt",
+    "MultinomialLogisticRegression": "csrepro.baselines.logistic",
+    "TunedCalibratedBayesClassifier": "csrepro.baselines.gbdt",
 }
 
 __all__ = sorted(_ESTIMATORS)

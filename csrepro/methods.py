@@ -35,12 +35,12 @@ Ids by source:
   4 leaves, Sec. VI.E.2; :func:`platt`), and any of these plus ``_dr``: its parameters
   (``param_grid``) and threshold chosen for a target detection rate on the training part
   (:func:`detection_rate`; Sec. VI.E's protocol);
-* O'Brien, Gupta & Gray 2008 (decisions from probability estimates, :func:`decide`): a decision rule of
+* O'Brien, Gupta & Gray 2008 (decisions from probability estimates, :func:`rule_on_model`): a decision rule of
   :data:`DECISION_RULES` on a probability model of :data:`PROBABILITY_MODELS` (``model: nb | rda``):
   ``bayes_rule`` (eq. 1 on the raw estimates), ``partition_matrix`` (eq. 12, ``form``), ``lachiche_flach``,
   ``mossman``, ``metacost``, and the peers ``calibrated_bayes`` / ``calibrated_isotonic`` / ``calibrated_sigmoid``
   (scikit-learn's CalibratedClassifierCV + eq. 1) and
-  ``cs_reduction`` (the ``costsensitive`` package's reductions, :class:`~csrepro.peers.CostSensitiveReduction`);
+  ``cs_reduction`` (the ``costsensitive`` package's reductions, :class:`~csrepro.baselines.CostSensitiveReduction`);
   ``model: lr`` is multinomial logistic regression (:class:`~csrepro.baselines.MultinomialLogisticRegression`, C=1);
 * the leaderboard's modern baselines (issue 21, :mod:`csrepro.baselines`), each tuned *inside* its factory by
   :class:`~csrepro.selection.rounds.RoundsOnValidation` -- the same rule as an entry's ``rounds_on_validation``:
@@ -83,7 +83,12 @@ from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import get_tags
 
-from csrepro.baselines import GradientBoostingPeer, MultinomialLogisticRegression, TunedCalibratedBayesClassifier
+from csrepro.baselines import (
+    CostSensitiveReduction,
+    GradientBoostingPeer,
+    MultinomialLogisticRegression,
+    TunedCalibratedBayesClassifier,
+)
 from csrepro.boosting.aoso import AOSOLogitBoostClassifier
 from csrepro.boosting.binary import (
     AdaBoostClassifier,
@@ -116,11 +121,11 @@ from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.boosting.multiclass_baselines import AdaBoostMHClassifier, OneVsAllAdaBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
 from csrepro.boosting.smoteboost import SMOTEBoostClassifier
-from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
 from csrepro.costs import validate_cost_matrix
+from csrepro.decision.bayes_rule import BayesRuleClassifier, CalibratedBayesClassifier
 from csrepro.decision.metacost import MetaCostClassifier
 from csrepro.decision.partition import LachicheFlachClassifier, MossmanClassifier, PartitionMatrixClassifier
-from csrepro.peers import CalibratedBayesClassifier, CostSensitiveReduction
+from csrepro.probability.calibration import PlattCalibrated
 from csrepro.probability.naive_bayes import QuantizedNaiveBayes
 from csrepro.probability.rda import RegularizedDiscriminantAnalysis
 from csrepro.selection.detection_rate import DetectionRateClassifier
@@ -292,7 +297,7 @@ def detection_rate(base, target_detection_rate=0.9, param_grid=None, positive="l
 def rebel_standard(cost_matrix=None, random_state=None, labels=None, **rebel_params):
     """Appel et al. 2016 Fig. 3's "standard approach": :class:`REBELClassifier` trained with 0-1 costs, its
     posterior estimates (``predict_proba``: sigmoid(2 H_k), normalised) and the Bayes rule for ``cost_matrix``
-    at test time (:class:`~csrepro.calibration.BayesRuleClassifier`)."""
+    at test time (:class:`~csrepro.decision.BayesRuleClassifier`)."""
     return BayesRuleClassifier(REBELClassifier(**rebel_params), cost_matrix=cost_matrix, labels=labels,
                                random_state=random_state)
 
@@ -325,7 +330,7 @@ DECISION_RULES = {
 }
 
 
-def decide(rule, model="rda", cost_matrix=None, random_state=None, labels=None, **params):
+def rule_on_model(rule, model="rda", cost_matrix=None, random_state=None, labels=None, **params):
     """``DECISION_RULES[rule]`` (with ``params``) around a default ``PROBABILITY_MODELS[model]``."""
     if rule not in DECISION_RULES:
         raise ValueError(f"unknown decision rule {rule!r}; choose one of {sorted(DECISION_RULES)}")
@@ -437,9 +442,9 @@ for _variant, _base in (("cs", "cs_svm"), ("bp", "bp_svm"), ("bm", "bm_svm"), ("
         METHODS[f"{_base}_dr_{_rate:g}".replace(".", "_")] = MethodSpec(
             DetectionRateSVC, {"variant": _variant, "target_detection_rate": _rate / 100}, _source, False)
 for _rule, (_, _source) in DECISION_RULES.items():
-    METHODS[_rule] = MethodSpec(decide, {"rule": _rule}, _source, True)
+    METHODS[_rule] = MethodSpec(rule_on_model, {"rule": _rule}, _source, True)
 for _method in ("isotonic", "sigmoid"):  # named ids: an entry's `method:` key names the registry id
-    METHODS[f"calibrated_{_method}"] = MethodSpec(decide, {"rule": "calibrated_bayes", "method": _method},
+    METHODS[f"calibrated_{_method}"] = MethodSpec(rule_on_model, {"rule": "calibrated_bayes", "method": _method},
                                                   DECISION_RULES["calibrated_bayes"][1], True)
 METHODS["cs_reduction"] = MethodSpec(CostSensitiveReduction, {}, "Beygelzimer et al. 2005-2009 cost-sensitive "
                                      "reductions (weighted all-pairs, filter tree, csoaa; the costsensitive package)")

@@ -9,7 +9,8 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from csrepro import baselines, methods
+from csrepro import methods
+from csrepro.baselines import gbdt
 from csrepro.baselines import (
     GradientBoostingPeer,
     MultinomialLogisticRegression,
@@ -129,7 +130,7 @@ def test_a_missing_optional_library_names_the_fix(iris, monkeypatch):
             raise ImportError("No module named 'lightgbm'")
         return real(name, *args)
 
-    monkeypatch.setattr(baselines.importlib, "import_module", fake)
+    monkeypatch.setattr(gbdt.importlib, "import_module", fake)
     with pytest.raises(ImportError, match=r"needs the optional package lightgbm; install it with: pip install -e "
                                           r"'\.\[bench\]'"):
         GradientBoostingPeer("lightgbm", n_estimators=2).fit(*iris)
@@ -173,7 +174,7 @@ def test_registry_ids_build_the_documented_estimators():
     assert isinstance(logistic.estimator.estimator, MultinomialLogisticRegression)
     for name in ("gbdt_calibrated", "gbdt_weighted", "logistic_bayes"):
         assert methods.get_method(name).multiclass and methods.get_method(name).cost_sensitive
-    assert isinstance(methods.decide("partition_matrix", model="lr").estimator, MultinomialLogisticRegression)
+    assert isinstance(methods.rule_on_model("partition_matrix", model="lr").estimator, MultinomialLogisticRegression)
 
 
 @pytest.mark.parametrize("name, params", [("gbdt_calibrated", {"library": "sklearn"}),

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from csrepro import methods
-from csrepro.calibration import PlattCalibrated
+from csrepro.probability.calibration import PlattCalibrated
 from csrepro.selection.detection_rate import DetectionRateClassifier
 
 COST = np.array([[0.0, 1.0], [5.0, 0.0]])

@@ -357,7 +357,7 @@ def test_cost_scorer_selects_by_cost_in_grid_search():
     from sklearn.datasets import make_classification
     from sklearn.model_selection import GridSearchCV, cross_val_predict
 
-    from csrepro.calibration import BayesRuleClassifier
+    from csrepro.decision.bayes_rule import BayesRuleClassifier
     from csrepro.metrics import make_cost_scorer
     from csrepro.probability.naive_bayes import QuantizedNaiveBayes
 

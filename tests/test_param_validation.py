@@ -19,7 +19,8 @@ from csrepro.boosting.cost_sensitive import CSAdaBoostClassifier, CSLogitBoostCl
 from csrepro.boosting.margin import CanonicalGradientBoostClassifier, SavageBoostClassifier, TangentBoostClassifier
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.boosting.rebel import REBELClassifier
-from csrepro.calibration import BayesRuleClassifier, PlattCalibrated
+from csrepro.decision.bayes_rule import BayesRuleClassifier
+from csrepro.probability.calibration import PlattCalibrated
 from csrepro.decision.metacost import MetaCostClassifier
 from csrepro.selection.detection_rate import DetectionRateClassifier
 from csrepro.selection.rounds import RoundsOnValidation

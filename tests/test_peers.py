@@ -1,4 +1,5 @@
-"""The modern peers of issue 20 (csrepro.peers): cost-sensitive reductions and calibrated probabilities + eq. (1).
+"""The modern peers of issue 20: cost-sensitive reductions (csrepro.baselines.reductions) and calibrated
+probabilities + eq. (1) (csrepro.decision.bayes_rule).
 
 ``"wap"`` and ``"csoaa"`` need the optional package costsensitive (the ``peers`` extra); their tests skip without
 it, so the core suite runs on ``.[dev]`` alone.  ``"filter_tree"`` and CalibratedBayesClassifier need nothing extra.
@@ -17,7 +18,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from csrepro.costs import CostMatrixError, zero_one
-from csrepro.peers import CalibratedBayesClassifier, CostSensitiveReduction, _balanced_tree, example_costs
+from csrepro.baselines.reductions import CostSensitiveReduction, _balanced_tree, example_costs
+from csrepro.decision.bayes_rule import CalibratedBayesClassifier
 
 PACKAGE_REDUCTIONS = ("wap", "csoaa")
 
@@ -210,7 +212,7 @@ def test_missing_package_is_a_one_line_import_error_naming_the_fix(monkeypatch):
 
 
 def test_importing_csrepro_does_not_import_the_package():
-    code = "import sys, csrepro, csrepro.peers; print('costsensitive' in sys.modules)"
+    code = "import sys, csrepro, csrepro.baselines.reductions; print('costsensitive' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

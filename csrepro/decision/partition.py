@@ -639,7 +639,7 @@ class PartitionMatrixClassifier(_OutOfFoldRule):
     training part lacked; a single-class training part gives that class probability 1 without fitting).
     The estimator is then refitted on all data, and ``predict`` = argmin_k sum_j p_j A[j, k] (eq. 1) on its
     ``predict_proba``, which is passed through.  ``labels``: all classes, in the order of ``cost_matrix``'s rows
-    and columns (kept as given; it is ``classes_``), as for :class:`csrepro.calibration.BayesRuleClassifier`.  Attributes: ``partition_matrix_`` (project
+    and columns (kept as given; it is ``classes_``), as for :class:`csrepro.decision.bayes_rule.BayesRuleClassifier`.  Attributes: ``partition_matrix_`` (project
     orientation), ``train_cost_`` (mean out-of-fold training cost after each pass), ``initial_cost_`` (that of
     ``cost_matrix_`` itself), ``estimator_``, ``classes_``, ``cost_matrix_``.
     """

@@ -14,7 +14,7 @@ from csrepro.boosting.cost_sensitive_baselines import (
     CSB1Classifier,
     CSB2Classifier,
 )
-from csrepro.calibration import PlattCalibrated
+from csrepro.probability.calibration import PlattCalibrated
 
 BASELINES = [CSB0Classifier, CSB1Classifier, CSB2Classifier, AdaC1Classifier, AdaC2Classifier, AdaC3Classifier,
              AdaCostClassifier]

@@ -6,7 +6,7 @@ from sklearn.datasets import load_wine
 
 from csrepro import methods
 from csrepro.boosting.rebel import REBELClassifier
-from csrepro.calibration import BayesRuleClassifier
+from csrepro.decision.bayes_rule import BayesRuleClassifier
 from csrepro.costs import rebel_random
 from csrepro.decision.rules import decide
 from csrepro.data.synthetic import rebel_mixture_2d

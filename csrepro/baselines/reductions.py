@@ -1,5 +1,5 @@
 """Modern peers of the partition-matrix methods (O'Brien, Gupta & Gray 2008; issue 20): cost-sensitive reductions
-and calibrated probabilities followed by the minimum-expected-cost rule.
+to binary classification or regression over a base learner.
 
 Cost convention (the project's, CONTRACT.md): ``cost_matrix[j, k]`` is the cost of predicting class k when the
 true class is j, rows and columns in ``classes_`` order.  O'Brien et al. write c_{i|j} for the cost of *assigning*
@@ -40,39 +40,33 @@ empty) instead of fitting the base classifier.  Importance weights are rescaled 
 (as ``costsensitive`` does), so a regularised base classifier sees the same regularisation strength as without
 weights.
 
-:class:`CalibratedBayesClassifier` is scikit-learn's ``CalibratedClassifierCV`` (isotonic or sigmoid) followed
-by O'Brien et al.'s eq. (1), g(p) = argmin_i sum_j c_{i|j} p_j, i.e. :func:`csrepro.decision.rules.decide`
-(argmin_k sum_j P_j C[j, k]).
+The other peer, calibrated probabilities followed by eq. (1), is
+:class:`csrepro.decision.bayes_rule.CalibratedBayesClassifier`.
 
-``labels`` (both classes): the full label set when a training part may lack some classes, in the order of the cost
+``labels``: the full label set when a training part may lack some classes, in the order of the cost
 matrix's rows and columns (kept as given, duplicates refused); ``classes_`` is then ``labels`` and ``cost_matrix``
 must be indexed by it (``C[j, k]``: row = true class ``classes_[j]``, column = predicted class ``classes_[k]``).  A class absent from ``y`` stays a possible
 prediction: its *column* of the cost matrix enters every example's cost row (the reductions learn when it is the
-cheapest choice, e.g. a cheap hedging class) and the Bayes rule, where its calibrated probability is 0; its *row*
+cheapest choice, e.g. a cheap hedging class); its *row*
 (the costs when it is the truth) is unused, since no training example has it.  Labels of ``y`` not in ``labels``
 are an error.
 """
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone, is_classifier
-from sklearn.calibration import CalibratedClassifierCV
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels
-from csrepro.decision.rules import decide
-from csrepro.validation import check_targets, classes_and_codes, codes_of
+from csrepro.decision.bayes_rule import _labels_and_codes, _seeded
 
-__all__ = ["CalibratedBayesClassifier", "CostSensitiveReduction", "example_costs"]
+__all__ = ["CostSensitiveReduction", "example_costs"]
 
 #: what ``pip`` needs for the package-based reductions
 PEERS_FIX = "pip install -e '.[peers]'"
@@ -94,25 +88,6 @@ def example_costs(cost_matrix, y_codes) -> np.ndarray:
     example n (true class index ``y_codes[n]``; ``C[j, k]`` = cost of predicting k when the truth is j)."""
     C = np.asarray(cost_matrix, dtype=np.float64)
     return np.ascontiguousarray(C[np.asarray(y_codes, dtype=np.intp)])
-
-
-def _labels_and_codes(estimator, y):
-    """(classes_, codes of y in classes_): ``labels`` when given, else the labels of ``y``; >= 2 present classes."""
-    check_targets(y)
-    present = np.unique(y)
-    if len(present) < 2:
-        raise ValueError(f"{type(estimator).__name__} needs at least 2 classes but the training labels hold only 1 "
-                         f"class ({present[0]!r}); a single-class training part cannot train a classifier (use a "
-                         "stratified split)")
-    return classes_and_codes(y, estimator.labels)
-
-
-def _seeded(estimator, random_state):
-    """A clone of ``estimator`` whose unset ``random_state`` (if it has one) is drawn from ``random_state``."""
-    estimator = clone(estimator)
-    if random_state is not None and estimator.get_params(deep=False).get("random_state", "absent") is None:
-        estimator.set_params(random_state=check_random_state(random_state).randint(np.iinfo(np.int32).max))
-    return estimator
 
 
 class _BinarySubproblem:
@@ -266,70 +241,3 @@ class CostSensitiveReduction(ClassifierMixin, BaseEstimator):
         """The class the reduction predicts for each row."""
         codes = self._predict_codes(X)
         return self.classes_[codes]
-
-
-class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
-    """Calibrated probabilities followed by the minimum-expected-cost rule, O'Brien et al. 2008 eq. (1).
-
-    ``CalibratedClassifierCV(estimator, method=method, cv=cv, ensemble=True)`` is fitted on (X, y) (scikit-learn:
-    one estimator per fold of ``cv``, each calibrated on its held-out fold, probabilities averaged; multiclass by
-    one-vs-rest calibration and normalisation), then ``predict`` = ``classes_[argmin_k sum_j P_j C[j, k]]``
-    (:func:`csrepro.decision.rules.decide`, ties to the lowest index; O'Brien's g(p; c) = argmin_i sum_j c_{i|j} p_j
-    with c_{i|j} = C[j, i]).  ``estimator`` default: ``LogisticRegression(max_iter=1000)``; ``cost_matrix`` (K, K),
-    rows true and columns predicted class, both in ``classes_`` order (None: 0-1 costs, i.e. the argmax of the calibrated probabilities); ``labels``: all
-    classes (module docstring: an absent class gets probability 0); ``random_state`` seeds an estimator whose own
-    ``random_state`` is None (integer ``cv`` folds are stratified and unshuffled, so deterministic; fewer folds, at
-    least 2, when the rarest class has fewer than ``cv`` members: a class with one member is then absent from one
-    fold's training part, which scikit-learn calibrates without it).
-    """
-
-    _parameter_constraints: dict = {
-        "estimator": [HasMethods(["fit", "predict_proba"]), HasMethods(["fit", "decision_function"]), None],
-        "cost_matrix": ["array-like", None],
-        "method": [StrOptions({"isotonic", "sigmoid"})],
-        "cv": ["cv_object"],
-        "labels": ["array-like", None],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, estimator=None, cost_matrix=None, method="isotonic", cv=5, labels=None, random_state=None):
-        self.estimator = estimator
-        self.cost_matrix = cost_matrix
-        self.method = method
-        self.cv = cv
-        self.labels = labels
-        self.random_state = random_state
-
-    @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
-    def fit(self, X, y):
-        """Fit the calibrated estimator on (X, y) (no costs) and check the cost matrix against ``classes_``."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, codes = _labels_and_codes(self, y)
-        self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
-        base = LogisticRegression(max_iter=1000) if self.estimator is None else _seeded(self.estimator,
-                                                                                         self.random_state)
-        folds = self.cv
-        if isinstance(folds, numbers.Integral):  # a class rarer than cv: as many folds as its members, at least 2
-            smallest = int(np.bincount(codes)[np.bincount(codes) > 0].min())
-            with warnings.catch_warnings():  # a class with one member: StratifiedKFold warns, then leaves it out once
-                warnings.simplefilter("ignore", UserWarning)
-                folds = list(StratifiedKFold(max(2, min(int(folds), smallest))).split(X, codes))  # integer cv's own
-        # one BLAS thread: the sigmoid fits and LogisticRegression (scipy's L-BFGS-B on small problems) ran ~20x
-        # slower with a multithreaded OpenBLAS on a busy 2-core machine; the experiments parallelise over folds instead
-        with threadpool_limits(limits=1, user_api="blas"):
-            self.calibrated_ = CalibratedClassifierCV(base, method=self.method, cv=folds, ensemble=True).fit(X, y)
-        self._columns = codes_of(self.classes_, self.calibrated_.classes_)
-        return self
-
-    def predict_proba(self, X):
-        """Calibrated probabilities (n, K) in ``classes_`` order (0 for a class absent from the training labels)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        P = np.zeros((len(X), len(self.classes_)))
-        P[:, self._columns] = self.calibrated_.predict_proba(X)
-        return P
-
-    def predict(self, X):
-        """The minimum-expected-cost class under ``predict_proba`` (eq. (1); ties: the lowest class index)."""
-        P = self.predict_proba(X)
-        return self.classes_[decide(P, self.cost_matrix_)]

@@ -1,6 +1,6 @@
-"""Modern baselines of the cross-paper leaderboard (issue 21): gradient-boosted trees from three libraries and
-multinomial logistic regression, as scikit-learn classifiers with the project's ``cost_matrix`` / ``labels``
-conventions.
+"""Modern baselines of the cross-paper leaderboard (issue 21): gradient-boosted trees from three libraries, and the
+same trees tuned on validation then calibrated before the minimum-expected-cost rule, as scikit-learn classifiers
+with the project's ``cost_matrix`` / ``labels`` conventions.
 
 Cost convention (CONTRACT.md): ``cost_matrix[j, k]`` is the cost of predicting class k when the truth is j, rows and
 columns in ``classes_`` order; :func:`csrepro.decision.rules.decide` is the minimum-expected-cost rule
@@ -29,13 +29,13 @@ order; XGBoost: the margins of each round, ``iteration_range=(t, t + 1)``, summe
 last stage is ``predict_proba`` itself; the earlier LightGBM/XGBoost stages are the library's ``num_iteration`` /
 ``iteration_range`` predictions up to float rounding (XGBoost predicts in float32).
 
-:class:`MultinomialLogisticRegression` is scikit-learn's ``LogisticRegression`` (lbfgs, L2 penalty ``C``; multinomial
-for more than two classes, the binary logistic model for two) with ``labels``.
+The leaderboard's other modern baseline, multinomial logistic regression, is
+:class:`csrepro.baselines.logistic.MultinomialLogisticRegression`.
 
 :class:`TunedCalibratedBayesClassifier` chooses a staged estimator's parameters and rounds once on a validation part
 (:class:`~csrepro.selection.rounds.RoundsOnValidation`, by validation cost), then calibrates the estimator with those
 settings by cross-validation and decides by the minimum-expected-cost rule
-(:class:`~csrepro.peers.CalibratedBayesClassifier`).
+(:class:`~csrepro.decision.bayes_rule.CalibratedBayesClassifier`).
 
 ``labels`` (all classes): the full label set when a training part may lack some classes, in the order of the cost
 matrix's rows and columns (kept as given, duplicates refused); ``classes_`` is then ``labels``, an absent class gets
@@ -53,19 +53,17 @@ from numbers import Real
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
-from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels
+from csrepro.decision.bayes_rule import CalibratedBayesClassifier, _labels_and_codes
 from csrepro.decision.rules import decide
-from csrepro.peers import CalibratedBayesClassifier, _labels_and_codes
 from csrepro.selection.rounds import RoundsOnValidation
 from csrepro.validation import IntegerInterval
 
-__all__ = ["GradientBoostingPeer", "LIBRARIES", "MultinomialLogisticRegression", "TunedCalibratedBayesClassifier",
-           "cost_weights"]
+__all__ = ["GradientBoostingPeer", "LIBRARIES", "TunedCalibratedBayesClassifier", "cost_weights"]
 
 LIBRARIES = ("sklearn", "lightgbm", "xgboost")
 WEIGHTINGS = ("none", "cost")
@@ -97,7 +95,7 @@ def cost_weights(cost_matrix, y_codes) -> np.ndarray:
 
 def _present_codes(estimator, y):
     """(classes_, codes of y in classes_, sorted indices of the classes present in y); >= 2 present classes
-    (:func:`csrepro.peers._labels_and_codes`, the peers' check)."""
+    (:func:`csrepro.decision.bayes_rule._labels_and_codes`, the peers' check)."""
     classes, codes = _labels_and_codes(estimator, y)
     return classes, codes, np.unique(codes)
 
@@ -268,55 +266,6 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
         """``predict`` after each boosting round 1..``n_iter_`` (the last is ``predict``)."""
         for P in self.staged_predict_proba(X):
             yield self._classes_from_proba(P)
-
-
-class MultinomialLogisticRegression(ClassifierMixin, BaseEstimator):
-    """scikit-learn's ``LogisticRegression(C=C, solver="lbfgs", max_iter=max_iter)`` -- the multinomial
-    (softmax) model for more than two classes, the binary logistic model for two -- with ``labels`` (an absent
-    class gets probability 0).  ``predict`` is the argmax; for the costs wrap it in
-    :class:`~csrepro.calibration.BayesRuleClassifier`.  Fitted on one BLAS thread (as
-    :class:`~csrepro.peers.CalibratedBayesClassifier`); lbfgs is deterministic, ``random_state`` is accepted for
-    a uniform interface.
-    """
-
-    _parameter_constraints: dict = {
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [IntegerInterval(1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "labels": ["array-like", None],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(self, C=1.0, max_iter=1000, tol=1e-4, labels=None, random_state=None):
-        self.C = C
-        self.max_iter = max_iter
-        self.tol = tol
-        self.labels = labels
-        self.random_state = random_state
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the logistic model on (X, y)."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_, codes, self._present = _present_codes(self, y)
-        with threadpool_limits(limits=1, user_api="blas"):
-            self.model_ = LogisticRegression(C=self.C, solver="lbfgs", max_iter=self.max_iter, tol=self.tol).fit(
-                X, codes)
-        self.n_iter_ = self.model_.n_iter_
-        return self
-
-    def predict_proba(self, X):
-        """Class probabilities (n, K) in ``classes_`` order (0 for a class absent from the training labels)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        P = np.zeros((len(X), len(self.classes_)))
-        P[:, self._present] = self.model_.predict_proba(X)
-        return P
-
-    def predict(self, X):
-        """The most probable class (ties: the lowest class index)."""
-        P = self.predict_proba(X)
-        return self.classes_[np.argmax(P, axis=1)]
 
 
 class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
