@@ -221,23 +221,27 @@ def compose_overrides(overrides, conf_dir=None) -> DictConfig:
 def _compose(overrides: list[str], conf_dir: Path) -> DictConfig:
     """What ``hydra.compose`` gives for ``overrides`` with ``conf_dir`` as the primary config folder, made
     as Hydra makes it in two steps: the defaults (config.yaml with the config groups the overrides
-    choose, e.g. ``+exp=smoke``), composed by Hydra and kept for the process (:func:`_compose_groups`),
-    then a copy with the other overrides applied by Hydra's own ConfigLoaderImpl._apply_overrides_to_config
-    (what Hydra does after composing the defaults). Sweeps and ``hydra.*`` overrides go to Hydra whole."""
+    choose, e.g. ``+exp=smoke``), composed by Hydra and kept while no config file changes
+    (:func:`_compose_groups`), then a copy with the other overrides applied by Hydra's own
+    ConfigLoaderImpl._apply_overrides_to_config (what Hydra does after composing the defaults). Sweeps and
+    ``hydra.*`` overrides go to Hydra whole."""
     parsed = OverridesParser.create().parse_overrides(overrides)
+    files = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size)
+                  for root in config_dirs(conf_dir) for f in sorted(root.rglob("*.yaml")))
     if any(o.is_sweep_override() or o.is_hydra_override() for o in parsed):
-        return _compose_groups(tuple(overrides), conf_dir)
+        return _compose_groups(tuple(overrides), conf_dir, files)
     groups = {d.relative_to(root).as_posix() for root in config_dirs(conf_dir) for d in root.rglob("*") if d.is_dir()}
     # Hydra's split (hydra._internal.defaults_list.Overrides): a dict value or a key that is no group is a value
     chosen = [not isinstance(o.value(), dict) and o.key_or_group in groups for o in parsed]
-    cfg = copy.deepcopy(_compose_groups(tuple(o.input_line for o, c in zip(parsed, chosen) if c), conf_dir))
+    cfg = copy.deepcopy(_compose_groups(tuple(o.input_line for o, c in zip(parsed, chosen) if c), conf_dir, files))
     ConfigLoaderImpl._apply_overrides_to_config([o for o, c in zip(parsed, chosen) if not c], cfg)
     return cfg
 
 
 @functools.lru_cache(maxsize=64)
-def _compose_groups(overrides: tuple[str, ...], conf_dir: Path) -> DictConfig:
-    """``hydra.compose`` of ``overrides`` with the primary config folder ``conf_dir`` (cached: never modify it)."""
+def _compose_groups(overrides: tuple[str, ...], conf_dir: Path, files: tuple) -> DictConfig:
+    """``hydra.compose`` of ``overrides`` with the primary config folder ``conf_dir``, cached by the
+    config files' (path, mtime, size) ``files`` as well (never modify the result)."""
     with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3", job_name="csrepro"):
         return hydra.compose(config_name="config", overrides=list(overrides))
 
