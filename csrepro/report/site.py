@@ -48,6 +48,7 @@ import pandas as pd
 import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from csrepro.data.registry import get_spec
 from csrepro.provenance import REPO_ROOT, RUN_INFO
 from csrepro.report.compare import CELL_KEY, COMPARISON_COLUMNS, RULE, TRIAL_COLUMNS
 from csrepro.report.fidelity import (NAMED, VERDICTS, ExperimentFidelity, counts, ledger, ledger_counts,
@@ -399,7 +400,7 @@ LABELS = {
     "n_problems": "Problems", "mean_cost": "Mean cost [low, high]", "n_splits": "Splits", "scope": "Scope",
     "n_methods": "Methods", "test": "Test", "p_value": "p-value", "posthoc": "Post-hoc test",
     "critical_difference": "Critical difference (average rank)", "selected": "Chosen settings",
-    "n_samples": "Size (rows)", "n_features": "Features", "n_classes": "Classes (K)",
+    "n_samples": "Size (rows)", "n_rows": "Size (rows)", "title": "Data set (source)", "n_features": "Features", "n_classes": "Classes (K)",
     "imbalance_ratio": "Imbalance ratio (largest / smallest class)", "verdict": "Verdict vs reference",
     "n_datasets": "Data sets", "p_reference": "p-value vs reference (corrected t-test)",
     "outcome": "Outcome vs reference", "units": "Units",
@@ -497,6 +498,9 @@ HEADLINE = ("problem", "dataset", "family", "method", "group", "relative_cost", 
             "verdict", "wins", "ties", "losses", "average_rank", "median_fit_seconds")
 #: the leaderboard's tables in page order (by file stem; others follow by name)
 TABLE_ORDER = ("leaderboard", "families", "friedman", "problems")
+#: headings of the leaderboard's tables (by file stem; others: the file name)
+TABLE_TITLES = {"families": "Per cost family", "friedman": "Friedman tests and critical differences",
+                "problems": "Per problem (data set and cost family)"}
 #: where a leaderboard CSV may lie under results/leaderboard/
 LEADERBOARD_DIRS = ("figures", "tables", ".")
 
@@ -706,6 +710,27 @@ class _Site:
                    sections=notes_sections(path.read_text(errors="replace")))
         return page
 
+    def registry_datasets(self, problems: pd.DataFrame | None) -> dict | None:
+        """The leaderboard's data sets (the ``dataset`` column of problems.csv) with their size, features and
+        classes (K) from the data registry (csrepro.data.registry), as data/leaderboard/datasets.csv and its
+        table; None without problems.csv or a data set the registry names."""
+        if problems is None or "dataset" not in problems.columns:
+            return None
+        rows = []
+        for name in dict.fromkeys(problems["dataset"].astype(str)):
+            try:
+                spec = get_spec(name)
+            except (KeyError, ValueError):
+                continue
+            rows.append({"dataset": name, "title": spec.title, "n_rows": spec.n_rows, "n_features": spec.n_features,
+                         "n_classes": spec.n_classes})
+        if not rows:
+            return None
+        rel = f"data/{LEADERBOARD}/datasets.csv"
+        (self.stage / rel).parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(self.stage / rel, index=False)
+        return {**csv_table(self.stage / rel, rel), "registry": True}
+
     def leaderboard(self) -> dict:
         """The leaderboard page's parts: the headline table (leaderboard.csv), the figures, the chosen
         settings and the data sets (a CSV with a ``selected`` column; one with data-set columns), the other
@@ -725,7 +750,7 @@ class _Site:
                                                else len(TABLE_ORDER), p.name)):
             href = self.copy(csv, f"data/{LEADERBOARD}/{csv.name}")
             links[csv.relative_to(folder).as_posix()] = href
-            table = csv_table(csv, href, order=HEADLINE)
+            table = {**csv_table(csv, href, order=HEADLINE), "title": TABLE_TITLES.get(csv.stem, csv.name)}
             names = {k for c in table["columns"] for k in c["keys"]}
             if csv.stem == "leaderboard" and ctx["headline"] is None:
                 ctx["headline"] = table
@@ -743,6 +768,8 @@ class _Site:
                                        "alt": f"leaderboard: {png.stem.replace('_', ' ')}"})
         if (folder / "REPORT.md").is_file():
             ctx["report"] = self.report_blocks(folder / "REPORT.md", links)
+        if ctx["datasets"] is None:
+            ctx["datasets"] = self.registry_datasets(_leaderboard_csv(folder, "problems.csv"))
         ctx["verdicts"] = {**leaderboard_verdicts(folder), "csv": [
             href for target, href in links.items() if Path(target).name in ("leaderboard.csv", "families.csv")]}
         return ctx

@@ -249,6 +249,8 @@ def test_leaderboard_missing_then_present(tree):
     (lb / "figures" / "wtl.csv").write_text("method,wins,ties,losses\nrebel,3,1,0\n")
     (lb / "figures" / "leaderboard.csv").write_text("rank,method,mean_rank\n1,rebel,1.25\n2,mcboost,2.5\n")
     (lb / "figures" / "cd_diagram.png").write_bytes(png())
+    (lb / "figures" / "problems.csv").write_text("problem,dataset,method,mean_cost\nglass__x,glass,rebel,0.5\n"
+                                                 "nope__x,nope,rebel,0.25\n")
     (lb / "run_info.json").write_text(json.dumps({**RUNS["alpha"], "git_commit": "ddd4444"}))
     (lb / "REPORT.md").write_text("# Leaderboard\n\n- one\n- two\n")
     (tree.exps / "leaderboard").mkdir()
@@ -265,6 +267,10 @@ def test_leaderboard_missing_then_present(tree):
     assert "1.25" in page and "mcboost" in page
     assert '<img src="figures/leaderboard/cd_diagram.png"' in page
     assert (tree.site / "data" / "leaderboard" / "wtl.csv").is_file()
+    # the data sets: size, features and K from the registry (a name it does not know is left out)
+    assert pd.read_csv(tree.site / "data" / "leaderboard" / "datasets.csv").to_dict("records") == [
+        {"dataset": "glass", "title": "Glass Identification (UCI)", "n_rows": 214, "n_features": 9, "n_classes": 6}]
+    assert "Classes (K)" in page
     assert "ddd4444" in (tree.site / "index.html").read_text()
 
 
