@@ -315,6 +315,8 @@ CATALOGUE = [
     R("report-unknown-option", "smoke", "--outt", "x", message=r"^report error: unrecognized arguments: --outt"),
     R("report-unknown-experiment", "nope", message=r"^report error: no experiment config nope\.yaml"),
     R("report-zero-trials", "smoke", "results.root={root}", "exp.n_trials=0", message=r"exp\.n_trials must be >= 1"),
+    R("report-zero-trials-of-a-paper", "guess_averse_uci", "exp.n_trials=0", "results.root={empty}",
+      message=r"^report error: exp\.n_trials must be >= 1"),
     R("report-empty-metrics", "smoke", "results.root={root}", "exp.metrics=[]", message=r"exp\.metrics is empty"),
     R("report-empty-methods", "smoke", "results.root={root}", "exp.methods={}",
       message=r"'exp\.methods=\{\}' changes nothing"),
