@@ -93,7 +93,6 @@ ROWS = [
       for name, make in (("PartitionMatrixClassifier", COST_SENSITIVE["PartitionMatrixClassifier"]),
                          ("LachicheFlachClassifier", lambda: csrepro.LachicheFlachClassifier(cv=2)),
                          ("MossmanClassifier", lambda: csrepro.MossmanClassifier(cv=2)),
-                         ("MCBoostClassifier", COST_SENSITIVE["MCBoostClassifier"]),
                          ("MetaCostClassifier", COST_SENSITIVE["MetaCostClassifier"]),
                          ("BayesRuleClassifier", COST_SENSITIVE["BayesRuleClassifier"]))],
     *[pytest.param(lambda make=make, w=w, y=Y2 if name == "AdaBoostClassifier" else Y: make().fit(X, y,
@@ -102,7 +101,8 @@ ROWS = [
       for name, make in (("AdaBoostClassifier", Y_NONE_ESTIMATORS["AdaBoostClassifier"]),
                          ("CoMBoClassifier", Y_NONE_ESTIMATORS["CoMBoClassifier"]),
                          ("AdaBoostMMClassifier", Y_NONE_ESTIMATORS["AdaBoostMMClassifier"]),
-                         ("REBELClassifier", COST_SENSITIVE["REBELClassifier"]))
+                         ("REBELClassifier", COST_SENSITIVE["REBELClassifier"]),
+                         ("MCBoostClassifier", COST_SENSITIVE["MCBoostClassifier"]))
       for what, w, message in (("wrong length", np.ones(5), r"sample_weight.shape == \(5,\), expected \(36,\)"),
                                ("negative", -np.ones(36), r"Negative values in data passed to `sample_weight`"),
                                ("all zero", np.zeros(36), r"Sample weights must contain at least one non-zero"))],
@@ -174,3 +174,15 @@ def test_the_catalogue_is_large():
 def test_a_cost_matrix_for_a_cost_blind_id_warns(name):
     with pytest.warns(CostBlindWarning, match=f"method '{name}' is cost-blind"):
         make_estimator(name, cost_matrix=C3)
+
+
+@pytest.mark.parametrize("sample_weight", [pytest.param(np.arange(36) % 4, id="integers with zeros"),
+                                           pytest.param([0.5] * 36, id="a list of one constant"),
+                                           pytest.param(np.linspace(0.1, 2.0, 36), id="floats")])
+def test_mcboost_accepts_sample_weight(sample_weight):
+    """MCBoost's algorithm takes example weights (the weighted risk (8)): sample_weight is accepted, a constant one
+    changes nothing, others change the model (tests/boosting/test_mcboost.py checks what they mean)."""
+    plain = csrepro.MCBoostClassifier(n_estimators=2, loss="gll", cost_matrix=C3).fit(X, Y)
+    est = csrepro.MCBoostClassifier(n_estimators=2, loss="gll", cost_matrix=C3).fit(X, Y, sample_weight=sample_weight)
+    assert set(est.predict(X)) <= set(Y)
+    assert np.array_equal(est.coef_, plain.coef_) == (np.ptp(sample_weight) == 0)

@@ -15,7 +15,7 @@ from csrepro.boosting.line_search import newton_line_search
 from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
 from csrepro.losses.multiclass import MULTICLASS_LOSSES, get_loss
-from csrepro.validation import IntegerInterval, check_targets, classes_and_codes
+from csrepro.validation import IntegerInterval, check_sample_weight, check_targets, classes_and_codes, drop_unweighted
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import SignRegression
 from csrepro.weak.lines import LineLearner
@@ -27,11 +27,12 @@ DECISIONS = ("argmax", "bayes")
 
 
 class _LossState:
-    """Per-sample exponential terms of the loss (the kernels' state), starting at f = 0."""
+    """Per-sample exponential terms of the loss (the kernels' state), starting at f = 0, and the sample
+    weights ``sw`` (None: unweighted) by which the kernels weigh each sample's loss in the risk."""
 
-    def __init__(self, kern, z, C, M, family, outer):
+    def __init__(self, kern, z, C, M, family, outer, sw=None):
         n, pairwise = len(z), family == kern.FAMILIES["pairwise"]
-        self.z, self.C, self.outer = z, C, outer
+        self.z, self.C, self.outer, self.sw = z, C, outer, sw
         self.P, self.Q, self.scale = np.empty((n, M)), np.empty((n, M if pairwise else 0)), np.empty(n)
         kern.load_state(np.zeros((n, M)), z, C, family, outer, self.P, self.Q, self.scale)
 
@@ -100,7 +101,7 @@ class _CoordinateStep:
         """
         loss = self.kern.prepare_step(state.P, state.Q, state.scale, self.order, self.starts, self.uniq,
                                       self.off, self.family, state.outer, self.wh, self.A, self.B,
-                                      with_loss)
+                                      with_loss, state.sw)
         return self.wh[0], loss
 
     def line_search(self, columns, cells, learner, state, tol, max_iter):
@@ -121,7 +122,7 @@ class _CoordinateStep:
         self._line = (factor_g, factor_off, rows, factors)
         if coded is not None and state.outer == kern.OUTERS["identity"]:
             sums = np.empty((len(factor_g), len(self.cell_uniq)))
-            kern.aggregate_cells(self.A, self.B, state.scale, rows, self.family, sums)
+            kern.aggregate_cells(self.A, self.B, state.scale, rows, self.family, sums, state.sw)
             ones, work = np.ones(len(factor_g)), np.empty_like(sums)
 
             def cell_derivatives(alpha):
@@ -136,7 +137,7 @@ class _CoordinateStep:
         def derivatives(alpha):
             self._factors_at = alpha
             return kern.line_derivatives(self.A, self.B, state.scale, self.uniq, self.off, g, self.family,
-                                         state.outer, alpha, factors, rows, factor_g, factor_off)
+                                         state.outer, alpha, factors, rows, factor_g, factor_off, state.sw)
 
         return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0]
 
@@ -163,6 +164,15 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
     :class:`~csrepro.weak.criteria.SignRegression`), the exact line search (31) for alpha, and the
     update f_r += alpha g (32).  Since every weak learner is affine in one feature, f is
     stored as an affine map ``coef_ @ x + intercept_``.
+
+    Sample weights (``fit(X, y, sample_weight)``, s_i >= 0): every loss of the paper, L_s (12), L_t (14),
+    GEL (20), GLL (21) and MCBoost's (22) (also P-MCBoost's training loss), is a loss per sample, and the
+    risk minimised is their mean (8) (MCBoost's sum (24), the same minimiser); none couples samples.  The
+    weighted risk is sum_i s_i L[C, z_i, S(x_i)] / sum_i s_i, so s_i multiplies sample i's boosting weight
+    w^r(x_i) (34)-(37) in the directional derivative (27) (the weak learner (30) fits the weighted w) and
+    its loss and derivatives in the line search (31); the posteriors (33) and the Bayes rule (3) are
+    unchanged.  The weights are scaled to mean 1 (all ones: the unweighted fit, bit for bit) and rows of
+    weight 0 are dropped, so an integer weight acts as that many copies of the row.
 
     Parameters
     ----------
@@ -224,10 +234,11 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Run T iterations of Algorithm 1 on (X, y).
+    def fit(self, X, y, sample_weight=None):
+        """Run T iterations of Algorithm 1 on (X, y); ``sample_weight`` (n,), non-negative, weighs each
+        sample's loss in the risk (8) (see the class docstring; None: all 1).
 
-        Training is a pure function of (X, y, loss, the costs the loss uses, T, line-search
+        Training is a pure function of (X, y, sample weights, loss, the costs the loss uses, T, line-search
         settings, backend); ``decision`` and, for ``loss="mcboost"``, the cost matrix only
         act at prediction.  The 8 most recently used fits are cached on that key in-process (:data:`FITS`), so
         MCBoost and P-MCBoost on the same split, or MCBoost under different cost matrices,
@@ -243,18 +254,20 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
                 "a single-class training fold cannot train a classifier (use a stratified split)"
             )
         self.classes_, z = classes_and_codes(y, self.labels)
+        sw, X, z = drop_unweighted(check_sample_weight(sample_weight, X), X, z)
         M = len(self.classes_)
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
         self.codewords_ = simplex_codewords(M)
         kC = loss.kernel_costs(self.cost_matrix_)
         key = fingerprint(X, z, kC, self.loss, self.n_estimators, self.line_search_tol, self.line_search_max_iter,
-                          self.backend)
-        fit = FITS.get(key, lambda: self._train(X, z, loss, kC))
+                          self.backend, sw)
+        fit = FITS.get(key, lambda: self._train(X, z, loss, kC, sw))
         self.coef_, self.intercept_, self.train_loss_, self.steps_, self._scaling = (a.copy() for a in fit)
         return self
 
-    def _train(self, X, z, loss, kC):
-        """Algorithm 1 proper; returns (coef, intercept, train_loss)."""
+    def _train(self, X, z, loss, kC, sw=None):
+        """Algorithm 1 proper, with sample weights ``sw`` (mean 1 before rows of weight 0 were dropped, or None);
+        returns (coef, intercept, train_loss, steps, scaling); train_loss is the (weighted) risk (8)."""
         M = len(self.classes_)
         kern = KERNELS[self.backend]
         family = kern.FAMILIES[loss.family]
@@ -275,7 +288,8 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         coef = np.zeros((M - 1, X.shape[1]))
         intercept = np.zeros(M - 1)
         V = np.ascontiguousarray(0.5 * self.codewords_.T)  # row r: d S / d f_r
-        state = _LossState(kern, z, kC, M, family, outer)
+        state = _LossState(kern, z, kC, M, family, outer, sw)
+        total_weight = n if sw is None else sw.sum()  # the risk's divisor; all-ones weights: n exactly
         margin = family == kern.FAMILIES["margin"]
         cells = feature_cells(columns, max(len(np.unique(v)) for v in V) if margin else 1)
         # per-sample line starts need the weights' next two derivatives; a line search on the
@@ -289,7 +303,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
             for r, step in enumerate(steps):
                 w, total = step.prepare(state, with_loss=r == 0)
                 if r == 0:
-                    train_loss[t] = total / n
+                    train_loss[t] = total / total_weight
                 g = learner.fit(data, w[:, None], criterion)
                 if g is None or not g.score < 0:  # score: the directional derivative (30)
                     continue
@@ -298,7 +312,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
                 steps_taken.append((t, r, g.feature, alpha * g.a, alpha * g.b))
-        train_loss[-1] = steps[0].prepare(state, with_loss=True)[1] / n
+        train_loss[-1] = steps[0].prepare(state, with_loss=True)[1] / total_weight
         coef = coef / sd
         return coef, intercept - coef @ mu, train_loss[1:], np.array(steps_taken, dtype=np.float64).reshape(-1, 5), \
             np.stack([mu, sd])

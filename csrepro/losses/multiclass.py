@@ -8,6 +8,12 @@ The exponential members share one structure used by the Cython kernels: the loss
 ``gamma(G)`` with ``G`` a positive combination of exponentials of affine functions of the
 scores (attribute ``family``) and ``gamma`` the identity or ``log(1 + .)`` (attribute
 ``outer``).  :mod:`csrepro._kernels.exp_losses` evaluates that structure along a line.
+
+Each loss is a loss per sample: L[C, z_i, S(x_i)] depends on sample i's label and scores alone (L_t's
+double sum (14) runs over the classes of one sample), and the risk minimised is their mean (8).  Sample
+weights s_i therefore enter as the weighted mean sum_i s_i L[C, z_i, S(x_i)] / sum_i s_i, whose gradient is
+sample i's gradient times s_i / sum_j s_j; an integer s_i is s_i copies of the sample
+(:class:`~csrepro.boosting.mcboost.MCBoostClassifier` ``sample_weight``).
 """
 
 from __future__ import annotations

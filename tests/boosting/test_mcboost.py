@@ -216,3 +216,121 @@ def test_staged_final_stage_is_the_prediction_exactly(iris, loss, decision, n_cl
     short = MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=3, decision=decision).fit(X, y)
     np.testing.assert_allclose(list(est.staged_decision_function(X))[2], short.decision_function(X), atol=1e-12)
     np.testing.assert_array_equal(stages[2], short.predict(X))
+
+
+# ----- sample weights: the weighted risk sum_i s_i L_i / sum_i s_i (8) -------------------------------------------
+def _weighted_problems():
+    from sklearn.datasets import load_digits
+
+    Xi, yi = load_iris(return_X_y=True)
+    Xd, yd = load_digits(n_class=5, return_X_y=True)
+    return {"iris": (Xi, yi), "digits": (Xd[:200], yd[:200])}  # digits: line searches on cells
+
+
+WEIGHTED = _weighted_problems()
+
+
+@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("data", sorted(WEIGHTED))
+@pytest.mark.parametrize("loss", LOSSES)
+def test_integer_weights_equal_repeated_rows(loss, data, backend):
+    """sample_weight k_i (0 to 3) trains the model of the data with row i repeated k_i times (0: dropped): the same
+    weak learners in the same order, the coefficients and the risk to 1e-8 relative (the sums run in another order:
+    w k_i once vs k_i terms w, and the standardisation and the cells differ; measured ~1e-12)."""
+    X, y = WEIGHTED[data]
+    M = len(np.unique(y))
+    k = np.random.default_rng(1).integers(0, 4, len(y))
+    rep = np.repeat(np.arange(len(y)), k)
+    kw = dict(loss=loss, cost_matrix=_sym_costs(M, 4), n_estimators=8, line_search_tol=1e-11, backend=backend)
+    weighted = MCBoostClassifier(**kw).fit(X, y, sample_weight=k)
+    repeated = MCBoostClassifier(**kw).fit(X[rep], y[rep])
+    np.testing.assert_array_equal(weighted.steps_[:, :3], repeated.steps_[:, :3])  # iteration, coordinate, feature
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-8, atol=1e-8 * np.abs(repeated.coef_).max())
+    np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(weighted.train_loss_, repeated.train_loss_, rtol=1e-9)
+    np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+    unweighted = MCBoostClassifier(**kw).fit(X, y)
+    assert not np.allclose(weighted.coef_, unweighted.coef_)  # the weights matter
+
+
+@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("data", sorted(WEIGHTED))
+@pytest.mark.parametrize("loss", LOSSES)
+def test_unit_weights_are_the_unweighted_fit_bit_for_bit(loss, data, backend):
+    """sample_weight of all ones (or any constant: scaled to mean 1) runs the weighted path to the same bits."""
+    from csrepro.boosting import mcboost
+
+    X, y = WEIGHTED[data]
+    kw = dict(loss=loss, cost_matrix=_sym_costs(len(np.unique(y)), 5), n_estimators=6, backend=backend)
+    plain = MCBoostClassifier(**kw).fit(X, y)
+    for sw in (np.ones(len(y)), np.full(len(y), 2.5)):
+        mcboost.FITS.clear()  # a fresh training, not the cached one
+        weighted = MCBoostClassifier(**kw).fit(X, y, sample_weight=sw)
+        for a in ("coef_", "intercept_", "train_loss_", "steps_"):
+            np.testing.assert_array_equal(getattr(weighted, a), getattr(plain, a))
+
+
+def _weighted_risk(loss, S, z, C, sw):
+    """The weighted empirical risk (8), sum_i s_i L[C, z_i, S_i] / sum_i s_i, from the loss objects."""
+    return np.sum(sw * loss.value(S, z, C)) / np.sum(sw)
+
+
+@pytest.mark.parametrize("loss_name", LOSSES)
+def test_weighted_boosting_weights_are_the_weighted_risks_gradient(iris, loss_name):
+    """At a fitted f, the boosting weights w^r(x_i) of a weighted fit are the derivatives of sum_i s_i L_i (s: the
+    weights scaled to mean 1; n times the weighted risk (8)) with respect to f_r(x_i), by central differences of
+    the loss objects (each sample's loss moves alone), and the recorded train_loss_ is that risk."""
+    from csrepro._kernels import exp_losses
+    from csrepro.boosting.mcboost import _CoordinateStep, _LossState
+    from csrepro.losses.multiclass import get_loss
+
+    X, y = iris
+    sw = np.random.default_rng(2).uniform(0.2, 3.0, len(y))
+    C = _sym_costs(3, 6)
+    est = MCBoostClassifier(loss=loss_name, cost_matrix=C, n_estimators=3).fit(X, y, sample_weight=sw)
+    loss, s = get_loss(loss_name), sw * len(sw) / sw.sum()  # the estimator's weights: mean 1
+    F, Y = est.predictor(X), est.codewords_
+    S = 0.5 * F @ Y.T
+    assert est.train_loss_[-1] == pytest.approx(_weighted_risk(loss, S, y, C, s), rel=1e-10)
+    kC = loss.kernel_costs(C)
+    family, outer = exp_losses.FAMILIES[loss.family], exp_losses.OUTERS[loss.outer]
+    state = _LossState(exp_losses, y.astype(np.intp), kC, 3, family, outer, s)
+    exp_losses.load_state(S, state.z, kC, family, outer, state.P, state.Q, state.scale)
+    h = 1e-3
+    for r in range(2):
+        v = np.ascontiguousarray(0.5 * Y[:, r])
+        w, _ = _CoordinateStep(exp_losses, v, state.z, family, _CoordinateStep.shared_buffers(len(y), 3)).prepare(state)
+        # the weighted losses at f_r(x_i) + e h for every i at once (fourth-order central differences)
+        L = {e: s * loss.value(S + e * h * np.outer(np.ones(len(y)), v), y, C) for e in (-2, -1, 1, 2)}
+        fd = (L[-2] - 8 * L[-1] + 8 * L[1] - L[2]) / (12 * h)
+        np.testing.assert_allclose(w, fd, rtol=1e-7, atol=1e-10 * np.abs(L[1]).max())
+
+
+@pytest.mark.parametrize("loss_name", ["gll", "lt"])
+def test_weighted_line_search_minimises_the_weighted_risk(iris, loss_name):
+    """Each step alpha of a weighted fit minimises the weighted risk (8) along its weak learner (31): the risk's
+    derivative in the step's scale beta (beta = 1: the step taken) vanishes at the last step, by central differences
+    of the loss objects; the unweighted risk's does not."""
+    from csrepro.losses.multiclass import get_loss
+
+    X, y = iris
+    sw = np.where(y == 1, 5.0, 1.0)
+    C = _sym_costs(3, 7)
+    est = MCBoostClassifier(loss=loss_name, cost_matrix=C, n_estimators=4, line_search_tol=1e-12).fit(
+        X, y, sample_weight=sw)
+    loss, Y = get_loss(loss_name), est.codewords_
+    mu, sd = est._scaling
+    _, r, j, da, db = est.steps_[-1]
+    g = da * (X[:, int(j)] - mu[int(j)]) / sd[int(j)] + db  # the last step, alpha g, on the training rows
+    F = est.predictor(X)
+
+    def risk(beta, weights):
+        Fb = F.copy()
+        Fb[:, int(r)] += (beta - 1.0) * g
+        return _weighted_risk(loss, 0.5 * Fb @ Y.T, y, C, weights)
+
+    h = 1e-5
+    slope = lambda weights: (risk(1 + h, weights) - risk(1 - h, weights)) / (2 * h)  # noqa: E731
+    curvature = (risk(1 + h, sw) - 2 * risk(1, sw) + risk(1 - h, sw)) / h**2
+    assert abs(slope(sw)) <= 1e-5 * curvature
+    assert abs(slope(np.ones(len(y)))) > 1e-3 * curvature

@@ -134,3 +134,16 @@ def test_gel_symmetric_cost_invariance_claim():
         moved_asym += np.argmax(_gel_population_minimiser(eta, A)) != np.argmax(eta)
     assert moved_cs > 0  # the cost-sensitive Bayes rule differs on some draws
     assert moved_asym > 0  # and GEL does follow asymmetric costs
+
+
+@pytest.mark.parametrize("name", sorted(MULTICLASS_LOSSES))
+def test_losses_are_per_sample(name):
+    """A sample's loss and gradient depend on its own row alone (so a weighted risk (8) with integer weights is the
+    risk of repeated rows): evaluated on rows repeated and shuffled, each row gives its own value."""
+    rng = np.random.default_rng(3)
+    M, n = 4, 9
+    S, z, C = rng.normal(size=(n, M)), rng.integers(0, M, n), _random_symmetric(rng, M)
+    loss = get_loss(name)
+    rows = rng.permutation(np.repeat(np.arange(n), rng.integers(0, 4, n)))
+    np.testing.assert_allclose(loss.value(S[rows], z[rows], C), loss.value(S, z, C)[rows], rtol=1e-15)
+    np.testing.assert_allclose(loss.grad(S[rows], z[rows], C), loss.grad(S, z, C)[rows], rtol=1e-15)
