@@ -382,14 +382,6 @@ def make_cost_matrix(kind, n_classes, random_state=None, **params):
     return _validate(C, n_classes)
 
 
-def bayes_decision(P, C):
-    """Transitional: :func:`csrepro.decision.rules.decide`, the minimum-expected-cost rule's one copy, for the modules
-    that still import it from here (csrepro.boosting.mcboost); delete once they import ``decide``."""
-    from csrepro.decision.rules import decide
-
-    return decide(P, C)
-
-
 def expected_guessing_cost(C, priors=None):
     """Expected cost of guessing uniformly at random: sum_j prior_j (1/K) sum_k C_jk.
 

@@ -32,7 +32,7 @@ and after a weak learner whose alpha would be infinite (no cost-weighted mistake
 denominator is floored at 1e-10 of the total, as for AdaBoost).
 
 The other baselines of Sec. VI.E.2, classifiers with Platt calibration and the cost-sensitive
-threshold, are :class:`csrepro.calibration.PlattCalibrated`.
+threshold, are :class:`csrepro.probability.calibration.PlattCalibrated`.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ from csrepro._kernels import exp_losses, exp_losses_ref
 from csrepro.boosting.codewords import simplex_codewords
 from csrepro.boosting.line_search import newton_line_search
 from csrepro.cache import fingerprint, named_cache
-from csrepro.costs import bayes_decision, check_cost_matrix_for_labels
+from csrepro.costs import check_cost_matrix_for_labels
+from csrepro.decision.rules import decide
 from csrepro.losses.multiclass import MULTICLASS_LOSSES, get_loss
 from csrepro.validation import IntegerInterval, check_sample_weight, check_targets, classes_and_codes, drop_unweighted
 from csrepro.weak.binning import BinnedData
@@ -342,7 +343,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """argmax_j <y_j, f(x)>, or the Bayes rule (3) on (33) when ``decision="bayes"``."""
         if self.decision == "bayes":
-            idx = bayes_decision(self.predict_proba(X), self.cost_matrix_)
+            idx = decide(self.predict_proba(X), self.cost_matrix_)
         else:
             idx = np.argmax(self.predictor(X) @ self.codewords_.T, axis=1)
         return self.classes_[idx]
@@ -393,7 +394,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         """:meth:`predict` after each iteration 1..``n_estimators`` (the last is ``predict``)."""
         for F in self._staged_predictors(X):
             if self.decision == "bayes":
-                idx = bayes_decision(self._posteriors(F, self.codewords_), self.cost_matrix_)
+                idx = decide(self._posteriors(F, self.codewords_), self.cost_matrix_)
             else:
                 idx = np.argmax(F @ self.codewords_.T, axis=1)
             yield self.classes_[idx]

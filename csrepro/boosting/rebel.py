@@ -279,7 +279,7 @@ class REBELClassifier(_VectorBoost):
         model, so they are normalised over k.  The argmax of the result is ``predict``'s (sigmoid is
         increasing).  Defined only for 0-1 costs (``available_if``: with other costs, C - diag(C) not a multiple
         of 1 - I, H_k(x) estimates no posterior and the estimator has no ``predict_proba``; train a cost-neutral
-        REBEL and apply the costs at test time, :class:`csrepro.calibration.BayesRuleClassifier`).  Not in the
+        REBEL and apply the costs at test time, :class:`csrepro.decision.bayes_rule.BayesRuleClassifier`).  Not in the
         paper: the Fig. 3 "standard approach" (experiments/rebel/NOTES.md).
         """
         check_is_fitted(self)

@@ -10,7 +10,7 @@ from sklearn.preprocessing import StandardScaler
 
 from csrepro.boosting.codewords import simplex_codewords
 from csrepro.boosting.mcboost import MCBoostClassifier
-from csrepro.costs import bayes_decision
+from csrepro.decision.rules import decide
 from csrepro.methods import make_estimator, method_names
 
 LOSSES = ["mcboost", "gel", "gll", "ls", "lt"]
@@ -66,7 +66,7 @@ def test_p_mcboost_uses_bayes_rule_on_posteriors(iris):
     clf = MCBoostClassifier(loss="mcboost", cost_matrix=C, decision="bayes", n_estimators=10).fit(X, y)
     P = clf.predict_proba(X)
     np.testing.assert_allclose(P.sum(1), 1.0)
-    np.testing.assert_array_equal(clf.predict(X), clf.classes_[bayes_decision(P, C)])
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[decide(P, C)])
     # posteriors (33) are softmax(<y_j, f>) = softmax(2 S_j)
     S = clf.decision_function(X)
     E = np.exp(2 * S - (2 * S).max(1, keepdims=True))

@@ -45,7 +45,8 @@ from scipy.stats import binomtest, mannwhitneyu, norm, truncnorm
 
 from csrepro.boosting.rebel import REBELClassifier, rebel_loss, surrogate_targets
 from csrepro.config import compose
-from csrepro.costs import bayes_decision, expected_guessing_cost, rebel_random
+from csrepro.costs import expected_guessing_cost, rebel_random
+from csrepro.decision.rules import decide
 from csrepro.data.loaders import load_dataset
 from csrepro.data.synthetic import rebel_mixture_2d
 from csrepro.methods import rebel_standard
@@ -215,7 +216,7 @@ def run(n_costs, log):
                 seed = seeds[(dataset, t)]
                 C = cost_matrix(default_costs, K, seed)
                 H = scores_at(REBELClassifier(C, n_estimators=max(rounds)).fit(Xtr, ytr), Xte, rounds)
-                standard = bayes_decision(POSTERIORS[default_posterior](H0[n_default]), C)
+                standard = decide(POSTERIORS[default_posterior](H0[n_default]), C)
                 rebel_pred = H[n_default].argmax(axis=1)
                 if not is_default_data:
                     record(settings_of("mixture", mixture), dataset, t, yte, standard, rebel_pred, C)
@@ -225,25 +226,25 @@ def run(n_costs, log):
                     assert np.array_equal(library, standard), dataset
                 record(settings_of("default", "as configured", True), dataset, t, yte, standard, rebel_pred, C)
                 for name, posterior in list(POSTERIORS.items())[1:]:
-                    record(settings_of("posterior", name), dataset, t, yte, bayes_decision(posterior(H0[n_default]), C),
+                    record(settings_of("posterior", name), dataset, t, yte, decide(posterior(H0[n_default]), C),
                            rebel_pred, C)
                 record(settings_of("transpose", "standard approach uses C^T"), dataset, t, yte,
-                       bayes_decision(POSTERIORS[default_posterior](H0[n_default]), C.T), rebel_pred, C)
+                       decide(POSTERIORS[default_posterior](H0[n_default]), C.T), rebel_pred, C)
                 for T in ROUNDS:
                     if T != n_default:
                         record(settings_of("rounds", f"T = {T}"), dataset, t, yte,
-                               bayes_decision(POSTERIORS[default_posterior](H0[T]), C), H[T].argmax(axis=1), C)
+                               decide(POSTERIORS[default_posterior](H0[T]), C), H[T].argmax(axis=1), C)
                 for kind in list(COST_DRAWS)[1:]:
                     Ck = cost_matrix(kind, K, seed)
                     pred = REBELClassifier(Ck, n_estimators=n_default).fit(Xtr, ytr).predict(Xte)
                     record(settings_of("costs", kind), dataset, t, yte,
-                           bayes_decision(POSTERIORS[default_posterior](H0[n_default]), Ck), pred, Ck)
+                           decide(POSTERIORS[default_posterior](H0[n_default]), Ck), pred, Ck)
                 leaf = PerLeafStumps(C, n_default).fit(Xtr, ytr)
                 if t == 0:  # one vector per side contains f(x) a: round 1 can only do better
                     stump = REBELClassifier(C, n_estimators=1).fit(Xtr, ytr)
                     assert leaf.train_loss_[1] <= stump.train_loss_[1] * (1 + 1e-12), dataset
                 record(settings_of("weak learner", "one vector per stump side"), dataset, t, yte,
-                       bayes_decision(POSTERIORS[default_posterior](leaf_neutral), C),
+                       decide(POSTERIORS[default_posterior](leaf_neutral), C),
                        leaf.decision_function(Xte).argmax(axis=1), C)
             log(f"{mixture}: {dataset} done ({time.process_time():.0f} s CPU)")
     return pd.DataFrame(rows)
