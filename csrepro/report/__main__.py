@@ -545,8 +545,8 @@ def main(argv=None) -> int:
     parser.add_argument("--experiments-dir", default=REPO_ROOT / "experiments",
                         help="folder of <paper>/published.csv (default: %(default)s)")
     ns = parser.parse_intermixed_args(argv)
-    overrides = [a for a in ns.args if "=" in a]
-    names = [a for a in ns.args if "=" not in a]
+    overrides = [a for a in ns.args if "=" in a or a.startswith("~")]  # ~key deletes a key, as in the runner
+    names = [a for a in ns.args if a not in overrides]
     modes = ns.all + ns.fidelity + ns.site
     if bool(modes) == bool(names) or len(names) > 1 or modes > 1:
         parser.error(f"give exactly one experiment name, --all, --fidelity or --site (got names {names}, "

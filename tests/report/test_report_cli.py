@@ -122,6 +122,14 @@ def test_report_one_experiment(setup):
     assert (out / "figures" / "toy_toy.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_report_takes_the_runs_key_deletions(setup):
+    """`~exp.methods.X` (a key the runner lets a user delete) is an override, not a second experiment name."""
+    conf, results = setup
+    assert main(["toy", "~exp.methods.lt_mcboost", "--conf-dir", str(conf), f"results.root={results}"]) == 0
+    # the deleted method's 10 trials are left out, and a run without a method of the experiment is a partial one
+    assert "PARTIAL: 50 of 60 planned trials" in (results / "toy" / "REPORT.md").read_text()
+
+
 def test_report_all_writes_fidelity(setup):
     conf, results = setup
     assert main(["--all", f"results.root={results}", "--conf-dir", str(conf)]) == 0
