@@ -539,7 +539,7 @@ def verdict(frame: pd.DataFrame, scope: str) -> dict | None:
                 if c in cols and frame[c].notna().any()), "the reference")
     out = {"scope": scope, "reference": ref, "method": str(best["method"]), "group": str(best["group"]),
            "colour": group_colour(str(best["group"])), "value": _pct(best["relative_cost"]), "interval": "",
-           "kind": "unknown", "cheaper": [], "wtl": "", "n": ""}
+           "kind": "unknown", "cheaper": [], "wtl": "", "n": "", "v1": "reference" not in cols}
     if {"relative_low", "relative_high"} <= cols:
         out["interval"] = f"[{_pct(best['relative_low'])}, {_pct(best['relative_high'])}]"
         out["cheaper"] = papers.loc[papers["relative_high"] < 0, "method"].astype(str).tolist()
@@ -551,8 +551,18 @@ def verdict(frame: pd.DataFrame, scope: str) -> dict | None:
     return out
 
 
+#: what a verdict from a leaderboard table without a ``reference`` column (the v1 statistics) says of itself
+V1_CAVEAT = (" (v1 statistics: that baseline was chosen on the test results and the intervals resample splits only; "
+             "withdrawn in the leaderboard's NOTES, which give the v2 statistics on the same run)")
+
+
 def verdict_text(v: dict) -> str:
-    """One sentence of a :func:`verdict`."""
+    """One sentence of a :func:`verdict`; a verdict of the v1 statistics says so."""
+    text = _verdict_sentence(v)
+    return text[:-1] + V1_CAVEAT + "." if v.get("v1") else text
+
+
+def _verdict_sentence(v: dict) -> str:
     closest = f"{v['method']} ({v['group']}), {v['value']} % {v['interval']}".rstrip()
     if v["kind"] == "cheaper":
         return (f"{', '.join(v['cheaper'])} cost{'s' if len(v['cheaper']) == 1 else ''} less than the reference "

@@ -17,7 +17,7 @@ from csrepro.report import site as site_module
 from csrepro.report.__main__ import main
 from csrepro.report.fidelity import counts, short_cells
 from csrepro.report.site import (SiteError, SiteExperiment, build_site, csv_table, markdown_blocks, notes_sections,
-                                 number, relative_command, scrub, table_columns, verdict)
+                                 V1_CAVEAT, number, relative_command, scrub, table_columns, verdict, verdict_text)
 
 ALPHA = """\
 table,row,column,published,reproduced,reproduced_se,tolerance,within,n_trials,n_planned
@@ -399,6 +399,10 @@ def test_verdicts_and_tables(tmp_path):
     assert (verdict(frame, "x")["kind"], verdict(frame, "x")["cheaper"], verdict(frame, "x")["interval"]) == \
         ("cheaper", ["combo"], "[+2.0, -0.1]")
     assert verdict(frame.drop(columns="relative_cost"), "x") is None
+    # a v1 table names its test-chosen best baseline, not a reference: its verdict says it is withdrawn
+    v1 = verdict(frame.rename(columns={"reference": "best_baseline"}), "x")
+    assert v1["reference"] == "hgb" and verdict_text(v1).endswith(V1_CAVEAT + ".")
+    assert "v1 statistics" not in verdict_text(verdict(frame, "x"))
     cols = table_columns(pd.read_csv(path))
     assert [(c["label"], c["kind"]) for c in cols] == [
         ("Method", "text"), ("Group", "text"), ("Average rank", "num"),
