@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from csrepro.report.compare import CELL_KEY, RULE, TRIAL_COLUMNS, load_published, rejudge
@@ -107,19 +108,22 @@ def resolve_causes(cells: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
     out = cells.copy()
     for col in ("cause", "evidence", "detail"):
         out[col] = ""
-    for i, cell in cells[CELL_KEY].iterrows():
-        hit = pd.Series(True, index=ledger.index)
-        for k in CELL_KEY:
-            hit &= (ledger[k] == cell[k]) | (ledger[k] == "*")
-        match = ledger[hit]
-        if match.empty:
-            continue
-        stars = (match[CELL_KEY] == "*").sum(axis=1)
-        best = match[stars == stars.min()]
-        if len(best) > 1:
-            raise ValueError(f"the ledger gives cell {tuple(cell)} {len(best)} equally specific causes "
-                             f"{best['cause'].tolist()}; keep one")
-        out.loc[i, ["cause", "evidence", "detail"]] = best.iloc[0][["cause", "evidence", "detail"]].to_numpy()
+    if cells.empty or ledger.empty:
+        return out
+    hit = np.ones((len(cells), len(ledger)), dtype=bool)  # hit[i, j]: ledger row j covers cell i
+    for k in CELL_KEY:
+        rule = ledger[k].to_numpy(dtype=object)
+        hit &= (cells[k].to_numpy(dtype=object)[:, None] == rule[None, :]).astype(bool) | (rule == "*")[None, :]
+    stars = (ledger[CELL_KEY] == "*").sum(axis=1).to_numpy()
+    fewest = np.where(hit, stars[None, :], len(CELL_KEY) + 1).min(axis=1)
+    best = hit & (stars[None, :] == fewest[:, None])
+    if (tied := np.flatnonzero(best.sum(axis=1) > 1)).size:
+        cell = tuple(cells[CELL_KEY].iloc[tied[0]])
+        causes = ledger["cause"].to_numpy()[best[tied[0]]].tolist()
+        raise ValueError(f"the ledger gives cell {cell} {len(causes)} equally specific causes {causes}; keep one")
+    found = best.any(axis=1)
+    rows = best[found].argmax(axis=1)
+    out.loc[out.index[found], ["cause", "evidence", "detail"]] = ledger[["cause", "evidence", "detail"]].to_numpy()[rows]
     return out
 
 
