@@ -44,6 +44,7 @@ from sklearn.utils._param_validation import Interval
 from csrepro import costs, methods
 from csrepro.data.protocols import PROTOCOLS, SIZE_KEYS, TRAINING_OPTIONS, SizeError, holdout_sizes
 from csrepro.data.registry import get_spec, list_datasets
+from csrepro.scoring import METRICS
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 BACKENDS = ("loky", "dask")
@@ -183,7 +184,7 @@ def compose(exp: str, overrides=(), *, conf_dir=None, metric_names=None) -> Dict
     """``<conf_dir>/config.yaml`` with exp/<exp>.yaml (:func:`experiment_path`) under ``exp`` and ``overrides`` (Hydra's
     override syntax, e.g. ``exp.n_trials=2``, ``+exp.cost.lo=1``), composed as ``python -m csrepro.run
     +exp=<exp> [overrides]`` composes it; validated (:func:`validate_config`) when ``metric_names``
-    is given (csrepro.runner.METRICS), else as composed. Raises ConfigError naming the problem.
+    is given (csrepro.scoring.METRICS), else as composed. Raises ConfigError naming the problem.
     """
     if experiment_path(exp, conf_dir) is None:
         raise ConfigError(f"no experiment config {exp}.yaml in {Path(conf_dir or CONF_DIR) / 'exp'} or "
@@ -350,12 +351,12 @@ def check_key(dotted: str) -> None:
             return
 
 
-def validate_config(cfg, metric_names) -> DictConfig:
+def validate_config(cfg, metric_names=METRICS) -> DictConfig:
     """``cfg`` (DictConfig or dict) merged onto the schema and checked against the registries.
 
     Checks: field names and types, the experiment's name, datasets and per-dataset override ids
     (registry; overrides of datasets not in ``exp.datasets`` are unused), n_trials, methods and
-    their parameters (method registry), metrics (``metric_names``), protocol and cost (built once
+    their parameters (method registry), metrics (``metric_names``, by default csrepro.scoring.METRICS), protocol and cost (built once
     per dataset) and runner settings. Returns a read-only DictConfig.
     """
     try:
@@ -710,7 +711,7 @@ def plan_key(exp: DictConfig) -> str:
 
 
 def _check_metrics(given, valid) -> None:
-    """Every name of ``exp.metrics`` is a metric of ``valid`` (csrepro.runner.METRICS: ``in`` also takes its
+    """Every name of ``exp.metrics`` is a metric of ``valid`` (csrepro.scoring.METRICS: ``in`` also takes its
     parametrised names, e.g. ``confusion_<i>_<j>``, listed by its ``patterns``)."""
     unknown = sorted(name for name in given if name not in valid)
     if unknown:

@@ -19,7 +19,6 @@ import importlib.metadata
 import json
 import logging
 import platform
-import re
 import shlex
 import sys
 import time
@@ -35,13 +34,14 @@ from joblib import Parallel, delayed, parallel_config
 from omegaconf import DictConfig
 from tqdm.auto import tqdm
 
-from csrepro import methods, metrics
+from csrepro import methods
 from csrepro.config import ConfigError, canonical_json, method_cost, plan_key, validate_config
 from csrepro.costs import make_cost_matrix, resolve_counts
 from csrepro.data.loaders import load_dataset
 from csrepro.data.protocols import TRAINING_OPTIONS, make_splits, subsample_train
 from csrepro.data.synthetic import contaminate_labels
 from csrepro.provenance import RUN_INFO, git_commit
+from csrepro.scoring import Predictions, score
 from csrepro.seeding import derive_seed
 from csrepro.selection.inner_cv import inner_cv
 from csrepro.selection.rounds import RoundsOnValidation
@@ -70,103 +70,6 @@ from csrepro.trials import (
 
 log = logging.getLogger(__name__)
 VERSIONED = ("csrepro", "numpy", "scipy", "scikit-learn", "pandas", "joblib")
-
-
-@dataclass
-class Predictions:
-    """One fitted estimator's test predictions, as class indices of the full dataset."""
-
-    y_true: np.ndarray
-    y_pred: np.ndarray
-    C: np.ndarray
-    estimator: object
-    X_test: np.ndarray
-    classes: np.ndarray
-
-    @property
-    def positive(self) -> int:
-        """Index of the detected class of a binary problem: the estimator's ``pos_label_`` (detectors,
-        csrepro.selection.detection_rate), else ``classes[1]``."""
-        label = getattr(self.estimator, "pos_label_", self.classes[-1])
-        return int(np.searchsorted(self.classes, label))
-
-    @functools.cached_property
-    def proba(self) -> np.ndarray:
-        """predict_proba spread over all dataset classes (zero for classes the estimator never saw)."""
-        P = np.zeros((len(self.y_true), len(self.classes)))
-        P[:, np.searchsorted(self.classes, self.estimator.classes_)] = self.estimator.predict_proba(self.X_test)
-        return P
-
-
-class MetricTable(dict):
-    """The runner's metrics: name -> f(Predictions) -> value.  The dict holds the fixed names; ``in`` and ``[]``
-    also take the parametrised names of :attr:`families`, whose indices are class indices of the dataset
-    (``Predictions.y_true``: positions in the sorted labels):
-
-    * ``confusion_<i>_<j>``: entry (i, j) of the error-focused confusion matrix C_S of the trial's test predictions
-      (:func:`csrepro.metrics.error_confusion`; Koço & Capponi 2013, eq. 1): the fraction of class-i test examples
-      predicted j (0 for i = j); NaN when the test part has no class-i example;
-    * ``class_error_<i>``: 1 - recall of class i, the row sum of C_S (NaN likewise).
-    """
-
-    #: family -> (pattern of its names, as written in errors; regex with one group per class index; f(p, *indices))
-    families = {
-        "confusion": ("confusion_<i>_<j>", re.compile(r"confusion_(\d+)_(\d+)"),
-                      lambda p, i, j: _row_or_nan(p, i, metrics.error_confusion(p.y_true, p.y_pred, len(p.classes))[i, j])),
-        "class_error": ("class_error_<i>", re.compile(r"class_error_(\d+)"),
-                        lambda p, i: _row_or_nan(p, i, 1.0 - metrics.per_class_recall(p.y_true, p.y_pred,
-                                                                                       len(p.classes))[i])),
-    }
-
-    @classmethod
-    def parse(cls, name: str):
-        """(family, class indices) of a parametrised metric name, or None."""
-        for family, (_, pattern, _) in cls.families.items():
-            match = pattern.fullmatch(name) if isinstance(name, str) else None
-            if match:
-                return family, tuple(int(g) for g in match.groups())
-        return None
-
-    @property
-    def patterns(self) -> list[str]:
-        """The parametrised names as written in errors (``confusion_<i>_<j>``, ...)."""
-        return [pattern for pattern, _, _ in self.families.values()]
-
-    def classes_needed(self, name: str) -> int:
-        """Classes a dataset needs for metric ``name``: 1 + its largest class index (0 for a fixed name)."""
-        parsed = self.parse(name)
-        return 1 + max(parsed[1]) if parsed else 0
-
-    def __contains__(self, name) -> bool:
-        return dict.__contains__(self, name) or self.parse(name) is not None
-
-    def __missing__(self, name):
-        parsed = self.parse(name)
-        if parsed is None:
-            raise KeyError(name)
-        family, indices = parsed
-        f = self.families[family][2]
-        return lambda p: f(p, *indices)
-
-
-def _row_or_nan(p: Predictions, i: int, value) -> float:
-    """``value`` as a float, NaN when the test part has no example of class i."""
-    return float(value) if np.any(p.y_true == i) else float("nan")
-
-
-METRICS = MetricTable({
-    "risk": lambda p: metrics.risk(p.y_true, p.y_pred, p.C),
-    "error": lambda p: metrics.error(p.y_true, p.y_pred),
-    "accuracy": lambda p: 1.0 - metrics.error(p.y_true, p.y_pred),
-    "gmean": lambda p: metrics.g_mean(p.y_true, p.y_pred, len(p.classes)),
-    "confusion_norm": lambda p: metrics.confusion_norm(p.y_true, p.y_pred, len(p.classes)),
-    "mauc": lambda p: metrics.mauc(p.y_true, p.proba),
-    "errors": lambda p: int(np.sum(p.y_true != p.y_pred)),
-    "false_positives": lambda p: int(np.sum((p.y_true != p.positive) & (p.y_pred == p.positive))),
-    "misses": lambda p: int(np.sum((p.y_true == p.positive) & (p.y_pred != p.positive))),
-    "cost_total": lambda p: float(np.sum(p.C[p.y_true, p.y_pred])),
-    "zero_crossing": lambda p: metrics.zero_crossing(p.estimator),  # one-feature binary problems (Figure VI.2)
-})
 
 
 def launch_path(path) -> Path:
@@ -273,7 +176,7 @@ def preflight(cfg) -> tuple[DictConfig, dict[str, DatasetPlan], list[Trial]]:
     config and its plan; raises ConfigError, StoreLockedError or the loader's DataError with a
     one-line message.
     """
-    cfg = validate_config(cfg, METRICS)
+    cfg = validate_config(cfg)
     exp_dir = launch_path(cfg.results.root) / cfg.exp.name
     check_results_folder(exp_dir)
     check_unlocked(exp_dir)
@@ -300,7 +203,7 @@ def record_plan(exp_dir: Path, cfg: DictConfig, trials: list[Trial], full=None) 
     if full is None:
         return
     try:
-        full = validate_config(full, METRICS)
+        full = validate_config(full)
     except ConfigError as err:
         log.warning("%s: the plan of the experiment file without overrides is not recorded: %s", cfg.exp.name, err)
         return
@@ -468,7 +371,7 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
         n = estimator.best_n_estimators_  # None for an estimator without staged_predict (its grid point only)
         chosen = {**estimator.best_params_, **({} if n is None else {"n_estimators": n})}
         selected = {"selected": canonical_json(chosen)}
-    return {**{name: METRICS[name](p) for name in metric_names}, **selected,
+    return {**score(p, metric_names), **selected,
             "fit_seconds": fitted - start, "predict_seconds": done - fitted}
 
 

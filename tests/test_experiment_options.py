@@ -10,7 +10,7 @@ import pytest
 from omegaconf import OmegaConf
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from csrepro import methods, runner
+from csrepro import methods, runner, scoring
 from csrepro.config import ConfigError, method_entries, validate_config
 from csrepro.data.loaders import load_dataset
 from csrepro.data.protocols import subsample_train
@@ -91,10 +91,10 @@ def test_method_entry_errors(methods_cfg, expected):
 
 def test_config_checks_grid_params_and_inner_cv_param(tmp_path):
     with pytest.raises(ConfigError, match=r"exp.methods.x: unknown parameter\(s\) \['b'\]"):
-        validate_config(config(tmp_path, methods={"x": {"method": "recorder", "grid": {"b": [1]}}}), runner.METRICS)
+        validate_config(config(tmp_path, methods={"x": {"method": "recorder", "grid": {"b": [1]}}}), scoring.METRICS)
     with pytest.raises(ConfigError, match=r"x.inner_cv.param: recorder has no parameter 'c'"):
         validate_config(config(tmp_path, methods={"x": {"method": "recorder", "inner_cv": {"param": "c", "values": [1]}}}),
-                        runner.METRICS)
+                        scoring.METRICS)
 
 
 def test_config_names_only_the_misspelt_keyword_of_a_factory_method(tmp_path):
@@ -103,7 +103,7 @@ def test_config_names_only_the_misspelt_keyword_of_a_factory_method(tmp_path):
     cfg = config(tmp_path, methods={"x": {"method": "cs_adaboost_dr", "n_estimators": 3, "weak_learner": "stump",
                                           "n_estimator": 3}})
     with pytest.raises(ConfigError) as err:
-        validate_config(cfg, runner.METRICS)
+        validate_config(cfg, scoring.METRICS)
     text = str(err.value)
     assert "exp.methods.x: unknown parameter(s) ['n_estimator']; valid: " in text
     valid = ast.literal_eval(text.split("valid: ")[1])
@@ -140,16 +140,16 @@ def test_dataset_alias_label_noise_flips_training_labels_only(tmp_path):
     assert np.mean(y_clean != y_noisy) == pytest.approx(0.4, abs=1 / len(y_clean))
     assert rows["n_test"].tolist() == [len(data.y) - len(y_clean)] * 2
     with pytest.raises(ConfigError, match="label_noise must be a fraction"):
-        validate_config(config(tmp_path, protocol={"name": "kfold", "label_noise": 1.5}), runner.METRICS)
+        validate_config(config(tmp_path, protocol={"name": "kfold", "label_noise": 1.5}), scoring.METRICS)
 
 
 def test_dataset_alias_errors(tmp_path):
     with pytest.raises(ConfigError, match=r"unknown dataset\(s\) \['x'\].*alias"):
-        validate_config(config(tmp_path, datasets=["x"]), runner.METRICS)
+        validate_config(config(tmp_path, datasets=["x"]), scoring.METRICS)
     with pytest.raises(ConfigError, match="unknown dataset 'nope'"):
-        validate_config(config(tmp_path, datasets=["x"], per_dataset={"x": {"dataset": "nope"}}), runner.METRICS)
+        validate_config(config(tmp_path, datasets=["x"], per_dataset={"x": {"dataset": "nope"}}), scoring.METRICS)
     with pytest.raises(ConfigError, match="'sk_iris' is a registry id"):
-        validate_config(config(tmp_path, per_dataset={"sk_iris": {"dataset": "sk_wine"}}), runner.METRICS)
+        validate_config(config(tmp_path, per_dataset={"sk_iris": {"dataset": "sk_wine"}}), scoring.METRICS)
 
 
 def test_per_dataset_n_trials_runs_a_whole_leave_one_out_pass(tmp_path):
@@ -162,7 +162,7 @@ def test_per_dataset_n_trials_runs_a_whole_leave_one_out_pass(tmp_path):
     assert loo["errors"].sum() == 150  # the majority of 149 rows is never the left-out example's class
     with pytest.raises(ConfigError, match=r"per_dataset.iris_loo.n_trials must be >= 1"):
         validate_config(config(tmp_path, datasets=["iris_loo"], per_dataset={"iris_loo": {**per["iris_loo"], "n_trials": 0}}),
-                        runner.METRICS)
+                        scoring.METRICS)
     per["iris_loo"]["n_trials"] = 151
     with pytest.raises(ValueError, match=r"leave-one-out has only 150 splits.*n_trials\) to 150"):
         runner.run_experiment(config(tmp_path / "more", datasets=["iris_loo"], per_dataset=per))
@@ -176,7 +176,7 @@ def test_train_size_subsamples_training_parts_per_trial(tmp_path):
     n = rows.pivot(index="trial", columns="dataset", values="n_train")
     assert (n["bc_10"] == 20).all() and (abs(n["bc_half"] - n["sk_breast_cancer"] / 2) <= 1).all()
     assert (rows.groupby("trial")["n_test"].nunique() == 1).all()  # test parts untouched
-    plans = plan_trials(validate_config(config(tmp_path, datasets=["bc_10"], per_dataset=per), runner.METRICS).exp)[0]
+    plans = plan_trials(validate_config(config(tmp_path, datasets=["bc_10"], per_dataset=per), scoring.METRICS).exp)[0]
     assert plans["bc_10"].source == "sk_breast_cancer" and plans["bc_10"].protocol["train_size"] == 10
 
 
@@ -240,8 +240,8 @@ def test_per_dataset_method_params_reach_that_dataset_only(tmp_path):
     cfg = config(tmp_path, datasets=["sk_breast_cancer", "breast_minority"], per_dataset=per,
                  methods=methods_cfg, metrics=["errors", "false_positives", "misses"])
     plain = validate_config(config(tmp_path, methods=methods_cfg, metrics=["errors", "false_positives", "misses"]),
-                            runner.METRICS)
-    _, trials = plan_trials(validate_config(cfg, runner.METRICS).exp)
+                            scoring.METRICS)
+    _, trials = plan_trials(validate_config(cfg, scoring.METRICS).exp)
     params = {t.dataset: json.loads(t.params_json) for t in trials}
     assert params["breast_minority"]["positive"] == "minority" and "positive" not in params["sk_breast_cancer"]
     assert trials[0].trial_id == plan_trials(plain.exp)[1][0].trial_id
@@ -259,4 +259,4 @@ def test_per_dataset_method_params_reach_that_dataset_only(tmp_path):
     typo = {"breast_minority": {**per["breast_minority"], "method_params": {"positve": "minority"}}}
     with pytest.raises(ConfigError, match=r"unknown parameter\(s\) .*'positve'.*per_dataset.breast_minority.method_params"):
         validate_config(config(tmp_path, datasets=["breast_minority"], methods=methods_cfg, per_dataset=typo),
-                        runner.METRICS)
+                        scoring.METRICS)

@@ -1,4 +1,4 @@
-"""Imports run only downward: library < harness (config, trials, runner, store, provenance, seeding, run) < report,
+"""Imports run only downward: library < harness (config, scoring, trials, runner, store, provenance, seeding, run) < report,
 where the report includes each paper's figure code (experiments/<paper>/figures.py); and no module imports
 itself through a circle.
 
@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "csrepro"
-HARNESS = ("csrepro.config", "csrepro.trials", "csrepro.runner", "csrepro.store", "csrepro.provenance",
+HARNESS = ("csrepro.config", "csrepro.scoring", "csrepro.trials", "csrepro.runner", "csrepro.store", "csrepro.provenance",
            "csrepro.seeding", "csrepro.run")
 REPORT = ("csrepro.report", "experiments.")
 HARNESS_ONLY = ("hydra", "omegaconf", "matplotlib")  # third-party packages the library must not import
@@ -78,3 +78,24 @@ def test_no_import_circle():
         list(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as err:
         pytest.fail(f"import circle: {' -> '.join(err.args[1])}")
+
+
+def defined_names(path: Path) -> set[str]:
+    """Names that ``path`` binds at module level by a def, a class or an assignment (imports excluded)."""
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def test_runner_defines_no_metric():
+    """The metric registry and its predictions live in csrepro.scoring; the runner only imports them."""
+    scoring = {"Predictions", "MetricTable", "METRICS", "score"}
+    assert scoring <= defined_names(PACKAGE / "scoring.py")
+    assert not scoring & defined_names(PACKAGE / "runner.py")
+    assert "csrepro.scoring" in imports(PACKAGE / "runner.py") and "csrepro.runner" not in imports(PACKAGE / "config.py")
+    assert layer("csrepro.scoring") == 1

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from csrepro import methods, runner
+from csrepro import methods, runner, scoring
 from csrepro.config import ConfigError, plan_key, validate_config
 from csrepro.costs import make_cost_matrix
 from csrepro.data.loaders import Dataset, load_dataset
@@ -134,7 +134,7 @@ def test_resume_false_recomputes_without_duplicates(tmp_path, count_fits):
 
 def test_config_hash_covers_only_settings_that_change_numbers(tmp_path):
     def ids(cfg):
-        planned = plan_trials(validate_config(cfg, runner.METRICS).exp)[1]
+        planned = plan_trials(validate_config(cfg, scoring.METRICS).exp)[1]
         return {(t.dataset, t.trial, t.method): t.trial_id for t in planned}
 
     base = ids(config(tmp_path))
@@ -163,7 +163,7 @@ def test_the_plan_is_recorded_before_any_trial_runs(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="stop after the plan"):
         runner.run_experiment(reduced, full=full)
     keys, plan = recorded[0]
-    want = {name: validate_config(c, runner.METRICS).exp for name, c in (("reduced", reduced), ("full", full))}
+    want = {name: validate_config(c, scoring.METRICS).exp for name, c in (("reduced", reduced), ("full", full))}
     assert keys == {plan_key(exp) for exp in want.values()}
     trials = plan_trials(want["full"])[1]
     assert len(plan) == len(trials) == 8 and list(plan.columns) == list(PLAN_COLUMNS)
@@ -310,11 +310,11 @@ def test_rerun_without_resume_keeps_the_old_rows_until_new_ones_replace_them(tmp
 
 # ----- parametrised metrics: confusion_<i>_<j>, class_error_<i> (Koço & Capponi 2013, Table 4 and Sec. 5.3) -----
 def _predictions(y_true, y_pred, K=3):
-    return runner.Predictions(np.array(y_true), np.array(y_pred), 1 - np.eye(K), None, None, np.arange(K))
+    return scoring.Predictions(np.array(y_true), np.array(y_pred), 1 - np.eye(K), None, None, np.arange(K))
 
 
 def test_parametrised_metric_names_parse():
-    table = runner.METRICS
+    table = scoring.METRICS
     assert table.parse("confusion_2_0") == ("confusion", (2, 0))
     assert table.parse("class_error_11") == ("class_error", (11,))
     for bad in ("confusion_0", "confusion_a_b", "confusion_1_2_3", "class_error_", "class_error_-1", "Confusion_1_2",
@@ -335,17 +335,17 @@ def test_parametrised_metric_values_by_hand():
     p = _predictions([0, 0, 0, 0, 1, 1, 2], [0, 1, 1, 2, 1, 0, 2])
     want = {(0, 1): 0.5, (0, 2): 0.25, (1, 0): 0.5, (1, 2): 0.0, (2, 0): 0.0, (2, 1): 0.0, (0, 0): 0.0}
     for (i, j), value in want.items():
-        assert runner.METRICS[f"confusion_{i}_{j}"](p) == pytest.approx(value)
+        assert scoring.METRICS[f"confusion_{i}_{j}"](p) == pytest.approx(value)
     for i, value in enumerate([0.75, 0.5, 0.0]):
-        assert runner.METRICS[f"class_error_{i}"](p) == pytest.approx(value)
-        row = sum(runner.METRICS[f"confusion_{i}_{j}"](p) for j in range(3))
+        assert scoring.METRICS[f"class_error_{i}"](p) == pytest.approx(value)
+        row = sum(scoring.METRICS[f"confusion_{i}_{j}"](p) for j in range(3))
         assert row == pytest.approx(value)  # a class's error is its C_S row sum
 
 
 def test_parametrised_metrics_of_a_class_missing_from_the_test_part_are_nan():
     p = _predictions([0, 0, 1], [0, 2, 1])
-    assert math.isnan(runner.METRICS["confusion_2_0"](p)) and math.isnan(runner.METRICS["class_error_2"](p))
-    assert runner.METRICS["confusion_0_2"](p) == pytest.approx(0.5)
+    assert math.isnan(scoring.METRICS["confusion_2_0"](p)) and math.isnan(scoring.METRICS["class_error_2"](p))
+    assert scoring.METRICS["confusion_0_2"](p) == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize("metric, expected", [

@@ -141,10 +141,8 @@ def run_command(exp: str, overrides=()) -> str:
 
 
 def validated(cfg: DictConfig) -> DictConfig:
-    """``cfg`` checked as the runner checks it (csrepro.config.validate_config with the runner's metrics)."""
-    from csrepro.runner import METRICS
-
-    return validate_config(cfg, METRICS)
+    """``cfg`` checked as the runner checks it (csrepro.config.validate_config)."""
+    return validate_config(cfg)
 
 
 def selects(planned: pd.DataFrame, exp: DictConfig) -> pd.Series:

@@ -120,7 +120,7 @@ def test_bad_key_values_are_config_errors(value, message):
 
 def test_a_method_without_staged_predict_is_a_one_line_config_error(tmp_path):
     from csrepro.config import ConfigError, validate_config
-    from csrepro.runner import METRICS
+    from csrepro.scoring import METRICS
 
     cfg = _config(tmp_path, {"svm": {"rounds_on_validation": {"val_size": 0.3}}}, datasets=("sk_breast_cancer",))
     with pytest.raises(ConfigError, match=r"exp.methods.svm.rounds_on_validation: svm \(CostSensitiveSVC\) has no "

@@ -168,7 +168,7 @@ def test_bad_grids_are_one_line_config_errors(grid, message):
 ])
 def test_grids_are_checked_against_the_method(tmp_path, entry, message):
     from csrepro.config import ConfigError, validate_config
-    from csrepro.runner import METRICS
+    from csrepro.scoring import METRICS
 
     with pytest.raises(ConfigError, match=message) as err:
         validate_config(_config(tmp_path, {"rebel": entry}), METRICS)
@@ -177,7 +177,7 @@ def test_grids_are_checked_against_the_method(tmp_path, entry, message):
 
 def test_a_grid_admits_a_method_without_staged_predict(tmp_path):
     from csrepro.config import ConfigError, validate_config
-    from csrepro.runner import METRICS
+    from csrepro.scoring import METRICS
 
     grid = {"method": "bayes_rule", "model": "lr", "rounds_on_validation": {"criterion": "cost",
                                                                            "grid": {"estimator__C": [0.1, 1.0]}}}

@@ -5,7 +5,7 @@ import pytest
 
 from csrepro import methods
 from csrepro.metrics import detection_at_rate, detection_stats
-from csrepro.runner import METRICS, Predictions
+from csrepro.scoring import METRICS, Predictions
 from csrepro.selection import svm as selection
 from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC, cost_grid
 from csrepro.svm import CostSensitiveSVC

@@ -96,9 +96,9 @@ def test_file_is_well_formed(pub):
 
 
 def test_units_are_metrics_the_runner_computes(pub):
-    """gmean, mauc, confusion_norm, accuracy are csrepro.runner.METRICS keys; Table 4 and the text need per-entry
+    """gmean, mauc, confusion_norm, accuracy are csrepro.scoring.METRICS keys; Table 4 and the text need per-entry
     metrics (confusion_<i>_<j>, class_error_<i>, i and j our class indices) that NOTES.md asks for."""
-    from csrepro.runner import METRICS
+    from csrepro.scoring import METRICS
 
     for unit in {u for u, *_ in MEAN_STD_TABLES.values()}:
         assert unit in METRICS

@@ -14,7 +14,7 @@ import pytest
 
 from csrepro.config import compose
 from csrepro.report.figures import paper_module
-from csrepro.runner import METRICS
+from csrepro.scoring import METRICS
 
 PROBLEMS = ["newthyroid__guess_averse", "newthyroid__rebel", "newthyroid__zero_one", "balance__frequency",
             "balance__zero_one"]
