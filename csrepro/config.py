@@ -351,6 +351,16 @@ def check_key(dotted: str) -> None:
             return
 
 
+def select(cfg: DictConfig, *keys: str, default=None):
+    """Plain-container value of the first of ``keys`` set in ``cfg`` (e.g. "exp.paper", then "paper"), else
+    ``default``."""
+    for key in keys:
+        value = OmegaConf.select(cfg, key)
+        if value is not None:
+            return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
+    return default
+
+
 def validate_config(cfg, metric_names=METRICS) -> DictConfig:
     """``cfg`` (DictConfig or dict) merged onto the schema and checked against the registries.
 

@@ -21,7 +21,7 @@ The store's plan (:func:`read_plan`) is the union of its plan files: every trial
 store planned (the union of what was asked, not the latest request), so a reduced run followed by
 the full one (or a run with another override, or the jobs of a sweep) leaves every plan, and rows
 of old settings stay planned under their old keys, as their trials stay stored. The report reads
-from that union the trials its config selects (csrepro.report), once the plan of that config or
+from that union the trials its config asks for (csrepro.trials.asked_for), once the plan of that config or
 of its experiment file is among the recorded keys; it never plans. Plan files are not parts: :func:`read_store`, :func:`compact` and
 :func:`delete_trials` read only ``part-*.parquet``. A store written before plans were recorded
 has none; rerunning its command (it resumes, running no stored trial) records it.

@@ -2,7 +2,7 @@
 
 What each dataset runs, and its config hash, comes from csrepro.config.dataset_settings; the trial
 keys planned here are recorded in the store by the runner (csrepro.store, "The plan"), where the
-report reads them.
+report reads those a config asks for (:func:`asked_for`).
 
 A trial is (experiment, dataset, trial index t, method, params). Seeds (CONTRACT.md):
 cost = derive_seed(exp, dataset, t, "cost"), model = derive_seed(exp, dataset, t, method, "model"),
@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+import pandas as pd
 from omegaconf import DictConfig
 
 from csrepro.config import dataset_settings
@@ -106,3 +107,14 @@ def group_tasks(plans: dict[str, DatasetPlan], trials: list[Trial]) -> list[Task
     for trial in trials:
         groups.setdefault((trial.dataset, trial.trial), []).append(trial)
     return [Task(plans[dataset], t, tuple(members)) for (dataset, t), members in groups.items()]
+
+
+def asked_for(planned: pd.DataFrame, exp: DictConfig) -> pd.Series:
+    """Which rows of a store's plan (csrepro.store.read_plan) the validated ``exp`` asks for: its datasets, trial
+    indices below their n_trials and method ids with their params, under its settings' config hash
+    (csrepro.config.dataset_settings). Boolean, aligned with ``planned``."""
+    wanted = {(s.dataset, s.config_hash, method, params): s.n_trials
+              for s in dataset_settings(exp).values() for method, params in s.methods}
+    keys = zip(planned["dataset"], planned["config_hash"], planned["method"], planned["params"])
+    return pd.Series([t < wanted.get(key, 0) for key, t in zip(keys, planned["trial"])], index=planned.index,
+                     dtype=bool)

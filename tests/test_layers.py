@@ -99,3 +99,11 @@ def test_runner_defines_no_metric():
     assert not scoring & defined_names(PACKAGE / "runner.py")
     assert "csrepro.scoring" in imports(PACKAGE / "runner.py") and "csrepro.runner" not in imports(PACKAGE / "config.py")
     assert layer("csrepro.scoring") == 1
+
+
+def test_the_report_asks_the_harness_for_its_plan():
+    """Which planned trials a config asks for is answered once, by csrepro.trials.asked_for; the report neither
+    re-matches plans nor reads config values with helpers of its own (csrepro.config.select)."""
+    assert "asked_for" in defined_names(PACKAGE / "trials.py") and "select" in defined_names(PACKAGE / "config.py")
+    for path in sorted((PACKAGE / "report").glob("*.py")):
+        assert not {"selects", "_select", "asked_for", "select"} & defined_names(path), path.name

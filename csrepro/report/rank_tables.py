@@ -28,8 +28,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
 
+from csrepro.config import select
 from csrepro.metrics import ranks
 from csrepro.provenance import REPO_ROOT
 from csrepro.report.compare import CELL_KEY, compare, load_published
@@ -38,13 +38,6 @@ from csrepro.report.tables import TRIAL_KEY
 
 __all__ = ["plot_rank_tables", "rank_cells", "rank_comparisons", "rank_slug", "rank_sources", "rate_totals",
            "render_rank_markdown"]
-
-
-def _select(cfg, key, default=None):
-    value = OmegaConf.select(cfg, key)
-    if value is None:
-        return default
-    return OmegaConf.to_container(value, resolve=True) if OmegaConf.is_config(value) else value
 
 
 def rate_totals(store: pd.DataFrame, table: dict) -> pd.DataFrame:
@@ -162,11 +155,11 @@ def render_rank_markdown(entry: dict, rows: pd.DataFrame) -> str:
 
 def plot_rank_tables(out_dir, store: pd.DataFrame, cfg) -> list[Path]:
     """Figure ``cs_boost_ranks``: average rank against the target detection rate, reproduced vs published."""
-    report = _select(cfg, "exp.report", default={})
-    published = load_published(REPO_ROOT / "experiments" / _select(cfg, "exp.paper") / "published.csv")
+    report = select(cfg, "exp.report", default={})
+    published = load_published(REPO_ROOT / "experiments" / select(cfg, "exp.paper") / "published.csv")
     fig, ax = plt.subplots(figsize=(8, 4.5))
     drew = False
-    for entry, rows in rank_comparisons(store, report, published, _select(cfg, "exp.datasets", default=[])):
+    for entry, rows in rank_comparisons(store, report, published, select(cfg, "exp.datasets", default=[])):
         if entry["rows"] == ["wins"] or rows["reproduced"].isna().all():
             continue
         x = np.arange(len(entry["rows"]))
