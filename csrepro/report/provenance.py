@@ -1,28 +1,14 @@
-"""What a report says of its results: the runner's run_info.json (csrepro.provenance) and the store's compute time."""
+"""What a report says of its results: the runner's run_info.json (csrepro.provenance.read_run_info), the store's
+compute time and the failed trials."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from csrepro.provenance import RUN_INFO, RUN_INFO_KEYS
 from csrepro.store import FAILURES
-
-
-def read_run_info(exp_dir) -> dict | None:
-    """The run's results/<exp>/run_info.json (keys RUN_INFO_KEYS), or None when the runner wrote none."""
-    path = Path(exp_dir) / RUN_INFO
-    if not path.is_file():
-        return None
-    try:
-        info = json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path} is not valid JSON ({err}); delete it or re-run the experiment") from err
-    if not isinstance(info, dict):
-        raise ValueError(f"{path} must hold a JSON object with keys {RUN_INFO_KEYS}; delete it or re-run")
-    return info
 
 
 def results_lines(store: pd.DataFrame, run_info: dict | None) -> list[str]:

@@ -49,12 +49,11 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from csrepro.data.registry import get_spec
-from csrepro.provenance import REPO_ROOT, RUN_INFO
+from csrepro.provenance import REPO_ROOT, RUN_INFO, read_run_info
 from csrepro.report.compare import CELL_KEY, COMPARISON_COLUMNS, RULE, TRIAL_COLUMNS
 from csrepro.report.fidelity import (NAMED, VERDICTS, ExperimentFidelity, counts, ledger, ledger_counts,
                                      load_claims, load_ledger, resolve_causes, short_cells)
 from csrepro.report.figures import group_colour
-from csrepro.report.provenance import read_run_info
 
 
 def paper_labels(experiments_dir) -> dict[str, str]:

@@ -18,7 +18,7 @@ from csrepro.provenance import git_commit
 from csrepro.report import figures
 from csrepro.report.__main__ import main
 from csrepro.report.compare import CSV_COLUMNS, load_published
-from csrepro.report.provenance import read_run_info
+from csrepro.provenance import read_run_info
 from csrepro.runner import plan_rows
 from csrepro.scoring import METRICS
 from csrepro.trials import plan_trials

@@ -15,7 +15,8 @@ from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
 
 from csrepro.data.loaders import resolve_data_root
-from csrepro.report.__main__ import Provenance, report_experiment
+from csrepro.provenance import Provenance
+from csrepro.report.__main__ import report_experiment
 from csrepro.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[3]
