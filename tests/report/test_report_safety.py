@@ -326,6 +326,10 @@ def test_all_reports_the_experiments_with_stores_and_keeps_the_others(tiny, caps
     (results / "other" / "comparison.csv").write_text(comparison)
     (results / "other" / "REPORT.md").write_text("# other\n\n- Store: 8 trials\n")
     run(2)
+    # two experiments of one paper give Table T's cells: the ledger counts each cell once, from the owner it is told
+    assert report("--all") == 1
+    assert "name the experiment that owns them in experiments/tiny/owners.csv" in capsys.readouterr().err
+    (experiments / "tiny" / "owners.csv").write_text("table,experiment,why\nTable T,tiny,the run with a store\n")
     assert report("--all") == 0
     captured = capsys.readouterr()
     assert "other: no results to report: there is no store" in captured.out and captured.err == ""
