@@ -5,6 +5,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+import pandas as pd
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight
@@ -41,6 +42,11 @@ def check_binary_classes(estimator, classes) -> None:
                          "a single-class training fold cannot train a classifier (use a stratified split)")
 
 
+def _missing(values: np.ndarray) -> np.ndarray:
+    """Indices of the missing entries (None or NaN) of a 1-D array."""
+    return np.flatnonzero(pd.isna(values))
+
+
 def check_targets(y) -> None:
     """scikit-learn's check of classification targets (:func:`~sklearn.utils.multiclass.check_classification_targets`),
     after a check of its own for missing labels: ``None`` (or NaN) among string labels makes scikit-learn's sort
@@ -48,8 +54,8 @@ def check_targets(y) -> None:
     type" wording and the index of the first missing label."""
     values = np.asarray(y)
     values = values.ravel() if values.dtype == object else values[:0].ravel()  # only object arrays can hold None
-    missing = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and v != v)]
-    if missing:
+    missing = _missing(values)
+    if len(missing):
         raise ValueError(f"Unknown label type: y holds a missing label (None or NaN) at index {missing[0]} "
                          f"({len(missing)} of {len(values)}); give every sample a class label or drop those samples")
     check_classification_targets(y)
@@ -84,8 +90,8 @@ def check_labels(labels) -> np.ndarray:
         raise ValueError(f"labels must be a flat sequence of class labels, got {labels!r} ({exc})") from None
     if classes.ndim != 1 or len(classes) == 0:
         raise ValueError(f"labels must be a non-empty flat sequence of class labels, got {labels!r}")
-    missing = [i for i, v in enumerate(classes.tolist()) if v is None or (isinstance(v, float) and v != v)]
-    if missing:
+    missing = _missing(classes)
+    if len(missing):
         raise ValueError(f"labels[{missing[0]}] is {classes[missing[0]]!r}; every entry of labels must be a class label")
     try:
         unique, counts = np.unique(classes, return_counts=True)
