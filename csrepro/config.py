@@ -774,13 +774,14 @@ def _check_protocol(exp: DictConfig, dataset: str, protocol: dict) -> None:
 
 
 def _check_cost(dataset: str, cost: dict, n_classes: int):
-    params = dict(cost)
-    kind = params.pop("kind", None)
+    """The dataset's cost matrix as the runner will build it (csrepro.costs.cost_matrix_of; every class counted
+    once, seed 0), or one ConfigError line naming the problem."""
+    kind = cost.get("kind")
     if kind not in costs.COST_KINDS:
         raise ConfigError(f"cost for {dataset!r}: kind={kind!r} is not valid; "
                           f"set exp.cost.kind to one of {sorted(costs.COST_KINDS)}")
     try:
-        return costs.make_cost_matrix(kind, n_classes, random_state=0, **costs.resolve_counts(params, None, n_classes))
+        return costs.cost_matrix_of(cost, n_classes, random_state=0)
     except ValueError as err:
         raise ConfigError(f"cost for {dataset!r} ({n_classes} classes): {err}") from None
 

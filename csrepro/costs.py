@@ -18,6 +18,7 @@ __all__ = [
     "binary",
     "check_cost_matrix_for_labels",
     "class_frequency",
+    "cost_matrix_of",
     "expected_guessing_cost",
     "hierarchy_distance",
     "make_cost_matrix",
@@ -380,6 +381,14 @@ def make_cost_matrix(kind, n_classes, random_state=None, **params):
             f"cost kind {kind!r} builds a {C.shape[0]}x{C.shape[0]} matrix but n_classes={n_classes}"
         )
     return _validate(C, n_classes)
+
+
+def cost_matrix_of(spec: dict, n_classes: int, y_codes=None, random_state=None):
+    """The cost matrix of a config's ``cost`` mapping (``kind`` and its parameters, ``counts: train`` resolved
+    from the training labels ``y_codes``; None when only checking a config) -- the one place the harness builds a
+    trial's matrix (the runner) and checks a config's (csrepro.config, ``y_codes=None``)."""
+    params = resolve_counts(spec, y_codes, n_classes)
+    return make_cost_matrix(params.pop("kind", None), n_classes, random_state=random_state, **params)
 
 
 def expected_guessing_cost(C, priors=None):

@@ -36,7 +36,7 @@ from tqdm.auto import tqdm
 
 from csrepro import methods
 from csrepro.config import ConfigError, canonical_json, method_cost, plan_key, validate_config
-from csrepro.costs import make_cost_matrix, resolve_counts
+from csrepro.costs import cost_matrix_of
 from csrepro.data.loaders import load_dataset
 from csrepro.data.protocols import TRAINING_OPTIONS, make_splits, subsample_train
 from csrepro.data.synthetic import contaminate_labels
@@ -300,9 +300,8 @@ def _prepare(task: Task, context: dict) -> _Part:
     index, seed, train, test = trial_split(plan, task.trial, context["data_root"], context["download"])
     X_train, X_test = standardize(data.X[train], data.X[test]) if plan.standardize else (data.X[train], data.X[test])
     y_train = training_labels(plan, task.trial, data.y[train], classes)
-    cost = resolve_counts(plan.cost, np.searchsorted(classes, y_train), len(classes))
     cost_seed = task.trials[0].cost_seed  # the same for all trials of a (dataset, trial index)
-    C = make_cost_matrix(cost.pop("kind"), len(classes), random_state=cost_seed, **cost)
+    C = cost_matrix_of(plan.cost, len(classes), np.searchsorted(classes, y_train), random_state=cost_seed)
     return _Part(index, seed, X_train, y_train, X_test, np.searchsorted(classes, data.y[test]), classes, C, cost_seed)
 
 

@@ -304,3 +304,19 @@ def test_resolve_counts_counts_the_training_codes():
         class_frequency(class_counts=got["class_counts"])
     with pytest.raises(CostMatrixError, match="counts='all' is not valid"):
         resolve_counts({"counts": "all"}, None, 2)
+
+
+def test_cost_matrix_of_builds_a_config_mapping_for_a_training_part():
+    from csrepro.costs import cost_matrix_of
+
+    spec = {"kind": "class_frequency", "counts": "train"}
+    # counts 3, 1 of n = 4 rows, K = 2: C_01 = 4 / (2 * 3), C_10 = 4 / (2 * 1)
+    C = cost_matrix_of(spec, 2, np.array([0, 0, 0, 1]))
+    np.testing.assert_allclose(C, [[0, 2 / 3], [2, 0]])
+    assert spec == {"kind": "class_frequency", "counts": "train"}  # the config mapping is not consumed
+    np.testing.assert_array_equal(cost_matrix_of(spec, 3), [[0, 1, 1], [1, 0, 1], [1, 1, 0]])  # config check
+    random = {"kind": "random_symmetric"}
+    np.testing.assert_array_equal(cost_matrix_of(random, 4, random_state=7),
+                                  make_cost_matrix("random_symmetric", 4, random_state=7))
+    with pytest.raises(CostMatrixError, match="unknown cost kind None"):
+        cost_matrix_of({}, 2)
