@@ -155,3 +155,12 @@ def test_a_reproduce_target_runs_end_to_end(tmp_path):
                           env={**os.environ, "CSREPRO_DATA_DIR": data_root()})
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert (tmp_path / "guess_averse_uci" / "REPORT.md").is_file() and (tmp_path / "FIDELITY.md").is_file()
+
+
+def test_first_screen_quotes_the_site_summary():
+    """README's first screen (its first 15 lines) quotes the results website's summary sentence word for word
+    (results/site/summary.txt, written by ``python -m csrepro.report --site``) and links the site."""
+    summary = (REPO / "results" / "site" / "summary.txt").read_text(encoding="utf-8").strip()
+    first_screen = "\n".join(README.splitlines()[:15])
+    assert f"> {summary}" in first_screen, "rebuild the site (make site) and paste results/site/summary.txt"
+    assert "(results/site/index.html)" in first_screen
