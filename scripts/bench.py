@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from csrepro._kernels.backend import use_backend
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.cache import clear_caches
 from csrepro.costs import random_symmetric
@@ -37,7 +38,8 @@ def iteration_sample(X, y, C, loss, backend):
 
     def fit(m):
         clear_caches("mcboost_fits")  # time real trainings, not the cache of a previous fit
-        return seconds(lambda: MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m, backend=backend).fit(X, y))
+        with use_backend(backend):
+            return seconds(lambda: MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m).fit(X, y))
 
     return (fit(T + 1) - fit(1)) / T
 
@@ -199,8 +201,9 @@ def binary_boosting_rows():
             def fit(m):
                 def run():
                     clear_caches("binned_data")  # time the binning of every fit, not the cache
-                    getattr(binary, f"{booster}Classifier")(n_estimators=m, weak_learner=wl, max_bins=max_bins,
-                                                            backend=backend).fit(X, y)
+                    with use_backend(backend):
+                        getattr(binary, f"{booster}Classifier")(n_estimators=m, weak_learner=wl,
+                                                                max_bins=max_bins).fit(X, y)
                 return run
             one = _best_seconds(fit(1))  # n_estimators >= 1: the set-up is fit(1) less one iteration
             it = (_best_seconds(fit(T + 1)) - one) / T
@@ -261,7 +264,10 @@ def rebel_rows(names=("pendigits", "mnist"), T=None):
                 return [partial(seconds, partial(train_m, m)) for m in (1, rounds + 1)]
 
             def rebel(backend):
-                return lambda m: REBELClassifier(n_estimators=m, max_depth=depth, backend=backend).fit(X, y)
+                def train(m):
+                    with use_backend(backend):
+                        return REBELClassifier(n_estimators=m, max_depth=depth).fit(X, y)
+                return train
 
             lgb_params = {"objective": "multiclass", "num_class": K, "max_depth": depth, "num_leaves": 2 ** depth,
                           "max_bin": 200, "min_child_samples": 1, "num_threads": 1, "verbose": -1}
@@ -303,7 +309,7 @@ def rebel_kernel_rows(names=("pendigits", "mnist"), rounds=10, depth=4):
         H = model.decision_function(X)
         channels, work = np.empty((len(X), 2 * K)), np.empty((len(X), K))
         REBELClassifier._weights(H, cp[y], cm[y], channels, work)
-        data = BinnedData.memoised(X, 200, "cython", spacing="uniform")
+        data = BinnedData.memoised(X, 200, spacing="uniform")  # the Cython kernels: the default backend
         m, lay = data.mapper, data.layout
         tree, leaf_of = LayerTreeLearner(depth).fit_cells(data, channels, ExpVector())
         L = len(tree.values)

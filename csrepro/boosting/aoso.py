@@ -64,11 +64,11 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from csrepro.boosting.scores import _VectorBoost
 from csrepro.validation import IntegerInterval
-from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.binning import BinnedData
 from csrepro.weak.stumps import StumpLearner
 
 __all__ = ["DEN_FLOOR", "AOSOLogitBoostClassifier", "PairNewtonCells", "logistic_loss", "pair_channels",
@@ -156,8 +156,6 @@ class AOSOLogitBoostClassifier(_VectorBoost):
         Clip of each leaf's Newton value |t_j| (default 5, as the authors' implementation).
     n_bins : int >= 2
         Evenly spaced thresholds per feature over its training range (REBEL's N_tau = 200).
-    backend : {"cython", "numpy"}
-        Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
         All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
         absent class only ever has its score lowered).
@@ -179,18 +177,16 @@ class AOSOLogitBoostClassifier(_VectorBoost):
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "max_step": [Interval(Real, 0, None, closed="neither")],
         "n_bins": [IntegerInterval(2, None, closed="left")],
-        "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_estimators=200, learning_rate=0.5, max_step=5.0, n_bins=200, backend="cython", labels=None,
+    def __init__(self, n_estimators=200, learning_rate=0.5, max_step=5.0, n_bins=200, labels=None,
                  random_state=None):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_step = max_step
         self.n_bins = n_bins
-        self.backend = backend
         self.labels = labels
         self.random_state = random_state
 
@@ -210,7 +206,7 @@ class AOSOLogitBoostClassifier(_VectorBoost):
         Y = np.zeros((n, K))
         Y[np.arange(n), z] = 1.0
         F = np.zeros((n, K))
-        data = BinnedData.memoised(X, self.n_bins, self.backend, spacing="uniform")
+        data = BinnedData.memoised(X, self.n_bins, spacing="uniform")
         learner, criterion = StumpLearner(), PairNewtonCells()
         estimators, roots, pairs, steps, gains, losses = [], [], [], [], [], [logistic_loss(F, z)]
         for _ in range(self.n_estimators):

@@ -23,7 +23,7 @@ from csrepro.validation import (
     drop_unweighted,
 )
 from csrepro.weak.base import WeakLearner
-from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import (
     Discrete,
     LeastSquares,
@@ -124,8 +124,6 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
     smoothing : float
         Pseudo-samples of mean weight added per class to each cell of posterior-type learners
         (see :func:`~csrepro.weak.criteria.posterior_cells`).
-    backend : {"cython", "numpy"}
-        Histogram kernel or its NumPy reference (identical sums; for tests and benchmarks).
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties go to the lowest
         feature index and threshold).
@@ -145,18 +143,16 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         "max_bins": [IntegerInterval(2, None, closed="left"), None],
         "hist_bins": [IntegerInterval(1, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="neither")],
-        "backend": [StrOptions(set(BACKENDS))],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16, smoothing=1.0,
-                 backend="cython", random_state=None):
+                 random_state=None):
         self.n_estimators = n_estimators
         self.weak_learner = weak_learner
         self.max_bins = max_bins
         self.hist_bins = hist_bins
         self.smoothing = smoothing
-        self.backend = backend
         self.random_state = random_state
 
     # ----- hooks -----------------------------------------------------------------------------
@@ -208,7 +204,7 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         learner = self._check_params()
         X, ypm = self._validate_training(X, y)
         sw, X, ypm = drop_unweighted(check_sample_weight(sample_weight, X), X, ypm)
-        data = BinnedData.memoised(X, self.max_bins, self.backend)
+        data = BinnedData.memoised(X, self.max_bins)
         state = self._init_state(ypm, sw)
         estimators, alphas = [], []
         for m in range(self.n_estimators):
@@ -336,9 +332,9 @@ class RealBoostClassifier(_BinaryBoost):
     _expected_failed_checks = ROW_SMOOTHING
 
     def __init__(self, n_estimators=100, weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0,
-                 backend="cython", random_state=None):
+                 random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, random_state=random_state)
 
     def _objective(self, state):
         channels = class_channels(state.w, state.y)
@@ -367,9 +363,9 @@ class LogitBoostClassifier(_BinaryBoost):
     W_FLOOR = 2 * np.finfo(float).eps
 
     def __init__(self, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16, smoothing=1.0,
-                 z_max=4.0, backend="cython", random_state=None):
+                 z_max=4.0, random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, random_state=random_state)
         self.z_max = z_max
 
     def _objective(self, state):

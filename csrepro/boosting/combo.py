@@ -58,7 +58,7 @@ from sklearn.utils._param_validation import StrOptions
 
 from csrepro.boosting.scores import _VectorBoost, _VoteProba
 from csrepro.validation import IntegerInterval, check_sample_weight, drop_unweighted
-from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Gini, LeastCost, label_channels
 from csrepro.weak.trees import TreeLearner
 
@@ -150,19 +150,17 @@ class _CostMatrixBoost(_VoteProba, _VectorBoost):
         "weak_learner": [StrOptions({"cost_tree", "weighted"})],
         "step": [StrOptions({"approx", "exact"})],
         "max_bins": [IntegerInterval(2, None, closed="left"), None],
-        "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=200, max_depth=3, weak_learner="cost_tree", step="approx", max_bins=255,
-                 backend="cython", labels=None, random_state=None):
+                 labels=None, random_state=None):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.weak_learner = weak_learner
         self.step = step
         self.max_bins = max_bins
-        self.backend = backend
         self.labels = labels
         self.random_state = random_state
 
@@ -192,7 +190,7 @@ class _CostMatrixBoost(_VoteProba, _VectorBoost):
         m, K = len(X), len(self.classes_)
         rows = np.arange(m)
         w = self._weights(z, K, sw)
-        data = BinnedData.memoised(X, self.max_bins, self.backend)
+        data = BinnedData.memoised(X, self.max_bins)
         learner = TreeLearner(max_depth=self.max_depth)
         cost_tree = self.weak_learner == "cost_tree"
         criterion = LeastCost() if cost_tree else Gini()
@@ -256,8 +254,6 @@ _PARAMETERS = """
         alpha_t = 1/2 ln((1 + delta_t) / (1 - delta_t)) (Algorithm 1), or the exact minimiser 1/2 ln(A+ / A-).
     max_bins : int >= 2 or None
         Quantile bins per feature (thresholds between bins); None: every distinct value (all thresholds).
-    backend : {"cython", "numpy"}
-        Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
         All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
         absent class is a label the trees may predict).

@@ -67,9 +67,9 @@ class _BinaryCostBoost(_BinaryBoost):
                                     "cost_matrix": ["array-like", None]}
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
-                 smoothing=1.0, backend="cython", cost_matrix=None, random_state=None):
+                 smoothing=1.0, cost_matrix=None, random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, random_state=random_state)
         self.C1 = C1
         self.C2 = C2
         self.cost_matrix = cost_matrix
@@ -96,9 +96,9 @@ class _ExponentialCS(_CostSensitive):
     _parameter_constraints: dict = {**_BinaryCostBoost._parameter_constraints, "class_balanced": ["boolean"]}
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
-                 smoothing=1.0, class_balanced=True, backend="cython", cost_matrix=None, random_state=None):
+                 smoothing=1.0, class_balanced=True, cost_matrix=None, random_state=None):
         super().__init__(C1=C1, C2=C2, n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         hist_bins=hist_bins, smoothing=smoothing, cost_matrix=cost_matrix,
                          random_state=random_state)
         self.class_balanced = class_balanced
 
@@ -178,9 +178,9 @@ class CSRealBoostClassifier(_ExponentialCS):
     _expected_failed_checks = ROW_SMOOTHING
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="histogram", max_bins=None, hist_bins=16,
-                 smoothing=1.0, class_balanced=True, backend="cython", cost_matrix=None, random_state=None):
+                 smoothing=1.0, class_balanced=True, cost_matrix=None, random_state=None):
         super().__init__(C1=C1, C2=C2, n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, class_balanced=class_balanced, backend=backend,
+                         hist_bins=hist_bins, smoothing=smoothing, class_balanced=class_balanced,
                          cost_matrix=cost_matrix, random_state=random_state)
 
     def _objective(self, state):
@@ -213,10 +213,10 @@ class CSLogitBoostClassifier(_CostSensitive):
     W_FLOOR = LogitBoostClassifier.W_FLOOR
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="line", max_bins=None, hist_bins=16,
-                 smoothing=1.0, z_max=4.0, newton_weights=False, backend="cython", cost_matrix=None,
+                 smoothing=1.0, z_max=4.0, newton_weights=False, cost_matrix=None,
                  random_state=None):
         super().__init__(C1=C1, C2=C2, n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, cost_matrix=cost_matrix,
+                         hist_bins=hist_bins, smoothing=smoothing, cost_matrix=cost_matrix,
                          random_state=random_state)
         self.z_max = z_max
         self.newton_weights = newton_weights

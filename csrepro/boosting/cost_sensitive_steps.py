@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from csrepro._kernels import cs_ada_step, cs_ada_step_ref
+from csrepro._kernels import backend, cs_ada_step, cs_ada_step_ref
 
-BACKENDS = {"cython": cs_ada_step, "numpy": cs_ada_step_ref}
+KERNELS = {"cython": cs_ada_step, "numpy": cs_ada_step_ref}  # the step solver, by backend.current()
 #: largest |C alpha| the step search may reach (e^700 is near the double range)
 EXP_LIMIT = 700.0
 #: :func:`ada_losses` is exact within this fraction of T+ + T- of the smallest loss: 1000 times the relative
@@ -58,7 +58,7 @@ def class_balanced_weights(ys, sample_weight=None) -> np.ndarray:
     return w if sample_weight is None else w * sample_weight
 
 
-def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=1e-12, max_iter=100, backend="cython"):
+def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=1e-12, max_iter=100):
     """Steps alpha(g) solving (VI.39) and their losses (VI.42) for candidates with errors (b[j], d[j]).
 
     ``b``: weight of misclassified positives, ``d``: of misclassified negatives (VI.41); ``Tp``,
@@ -67,7 +67,7 @@ def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=1e-12, ma
     searched, so the better polarity wins; a worse-than-chance g gets alpha = 0 and loss T+ + T-),
     and |C alpha| <= 30 for the larger cost (a perfect weak learner gets e^{-30} relative weight).
     With C1 = C2 = 1 and alpha >= 0 it is AdaBoost's 1/2 log((1 - err)/err) (VI.21).
-    Returns (alpha, loss), arrays of len(b).
+    Returns (alpha, loss), arrays of len(b), solved by the kernel of :func:`csrepro._kernels.backend.current`.
     """
     C1, C2 = check_costs(C1, C2)
     b = np.ascontiguousarray(b, dtype=np.float64)
@@ -79,12 +79,12 @@ def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=1e-12, ma
         raise ValueError(f"need 0 < alpha_max * max(C1, C2) <= {EXP_LIMIT} and -alpha_max <= alpha_min < alpha_max, "
                          f"got alpha_min={alpha_min!r}, alpha_max={amax!r}; lower alpha_max or fix alpha_min")
     alpha, loss = np.empty_like(b), np.empty_like(b)
-    BACKENDS[backend].solve_steps(b, d, float(Tp), float(Tm), C1, C2, float(alpha_min), amax, float(tol),
-                                  int(max_iter), alpha, loss)
+    KERNELS[backend.current()].solve_steps(b, d, float(Tp), float(Tm), C1, C2, float(alpha_min), amax, float(tol),
+                                           int(max_iter), alpha, loss)
     return alpha, loss
 
 
-def ada_losses(b, d, Tp, Tm, C1, C2, backend="cython") -> np.ndarray:
+def ada_losses(b, d, Tp, Tm, C1, C2) -> np.ndarray:
     """The losses of :func:`ada_steps` (default step range) where they can decide the best candidate.
 
     Exactly :func:`ada_steps`'s loss for every candidate that may lie within ``SELECTION_SLACK``
@@ -110,7 +110,7 @@ def ada_losses(b, d, Tp, Tm, C1, C2, backend="cython") -> np.ndarray:
     if b.shape != d.shape or b.ndim != 1:
         raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
     if C1 == C2 or len(b) < PRUNE_MIN:  # closed-form steps, or too few candidates to repay the bounds
-        return ada_steps(b, d, Tp, Tm, C1, C2, backend=backend)[1]
+        return ada_steps(b, d, Tp, Tm, C1, C2)[1]
     Tp, Tm = float(Tp), float(Tm)
     T, amax = Tp + Tm, 30.0 / max(C1, C2)
     loss = np.empty_like(b)
@@ -130,13 +130,13 @@ def ada_losses(b, d, Tp, Tm, C1, C2, backend="cython") -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         lower = np.fmax(2.0 * (gp + gn), upper - slope * slope / (4.0 * (C1 * C1 * gp + C2 * C2 * gn)))
     ends = [int(np.argmin(upper)), int(np.argmax(upper))]
-    best, high = ada_steps(br[ends], dr[ends], Tp, Tm, C1, C2, backend=backend)[1]
+    best, high = ada_steps(br[ends], dr[ends], Tp, Tm, C1, C2)[1]
     top = max(high, lower.max(), loss[flat].max(initial=-np.inf))
     solve = np.flatnonzero((lower <= best + SELECTION_SLACK * T) | (upper >= top * (1.0 - 1e-9)))
     new = np.ones(len(solve), dtype=bool)  # runs of equal (b, d) (e.g. empty bins of a tree node) are solved once
     new[1:] = (br[solve[1:]] != br[solve[:-1]]) | (dr[solve[1:]] != dr[solve[:-1]])
     loss[rest] = lower
-    loss[rest[solve]] = ada_steps(br[solve[new]], dr[solve[new]], Tp, Tm, C1, C2, backend=backend)[1][np.cumsum(new) - 1]
+    loss[rest[solve]] = ada_steps(br[solve[new]], dr[solve[new]], Tp, Tm, C1, C2)[1][np.cumsum(new) - 1]
     return loss
 
 

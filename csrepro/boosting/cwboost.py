@@ -75,7 +75,7 @@ from threadpoolctl import threadpool_limits
 
 from csrepro.boosting.scores import _VectorBoost
 from csrepro.validation import IntegerInterval
-from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.binning import BinnedData
 from csrepro.weak.splits import first_min, scan_node
 from csrepro.weak.stumps import Stump
 
@@ -210,8 +210,6 @@ class CWBoostClassifier(_VectorBoost):
         L-BFGS-B iterations per solve at most (a ConvergenceWarning after the fit names the rounds that reached it).
     n_bins : int >= 2
         Evenly spaced thresholds per feature over its training range (REBEL's N_tau = 200).
-    backend : {"cython", "numpy"}
-        Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
         All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
         absent class: F = -inf, never predicted).
@@ -234,20 +232,18 @@ class CWBoostClassifier(_VectorBoost):
         "tolerance": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [IntegerInterval(1, None, closed="left")],
         "n_bins": [IntegerInterval(2, None, closed="left")],
-        "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=200, nu=1e-4, loss="exp", tolerance=1e-3, max_iter=1000, n_bins=200,
-                 backend="cython", labels=None, random_state=None):
+                 labels=None, random_state=None):
         self.n_estimators = n_estimators
         self.nu = nu
         self.loss = loss
         self.tolerance = tolerance
         self.max_iter = max_iter
         self.n_bins = n_bins
-        self.backend = backend
         self.labels = labels
         self.random_state = random_state
 
@@ -259,7 +255,7 @@ class CWBoostClassifier(_VectorBoost):
         self.present_ = np.bincount(z, minlength=K) > 0
         pairs = np.broadcast_to(self.present_, (n, K)).astype(np.float64)
         pairs[np.arange(n), z] = 0.0
-        data = BinnedData.memoised(X, self.n_bins, self.backend, spacing="uniform")
+        data = BinnedData.memoised(X, self.n_bins, spacing="uniform")
         nu, tol = float(self.nu), float(self.tolerance)
         Hc = np.empty((n, T), order="F")  # column t's outputs on the training set
         w = np.zeros(0)

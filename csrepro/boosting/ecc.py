@@ -148,8 +148,6 @@ class AdaBoostECCClassifier(_VectorBoost):
         AdaBoost.ECC modifies and is compared with, hence the default.  "max_cut": the colouring
         maximising U_t (:func:`max_cut_coloring`: exact for K <= 12, greedy + local search above), on which
         the bound's factor Z_t depends; it ignores ``random_state``.
-    backend : {"cython", "numpy"}
-        Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
         All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
         absent class is a wrong label of every sample).
@@ -165,12 +163,11 @@ class AdaBoostECCClassifier(_VectorBoost):
     _parameter_constraints: dict = {**_CONSTRAINTS, "coloring": [StrOptions({"random", "max_cut"})]}
     VOTE_FLOOR = AdaBoostClassifier.ERR_FLOOR
 
-    def __init__(self, n_estimators=200, n_bins=200, coloring="random", backend="cython", labels=None,
+    def __init__(self, n_estimators=200, n_bins=200, coloring="random", labels=None,
                  random_state=None):
         self.n_estimators = n_estimators
         self.n_bins = n_bins
         self.coloring = coloring
-        self.backend = backend
         self.labels = labels
         self.random_state = random_state
 
@@ -199,7 +196,7 @@ class AdaBoostECCClassifier(_VectorBoost):
         m, K = len(X), len(self.classes_)
         rng = check_random_state(self.random_state)
         D = np.where(np.arange(K) == z[:, None], 0.0, 1.0 / (m * (K - 1)))
-        data = BinnedData.memoised(X, self.n_bins, self.backend, spacing="uniform")
+        data = BinnedData.memoised(X, self.n_bins, spacing="uniform")
         learner = UniformStumpLearner(self.n_bins)
         estimators, colorings, alphas, betas, errors, cuts, norms = [], [], [], [], [], [], []
         for _ in range(self.n_estimators):

@@ -120,8 +120,7 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
         a learning rate, and steep settings (large a for logistic/boosting, small a for
         Gaussian/Laplacian) make F oscillate.  With the line search rho absorbs the scale, G is
         the same for every a, and a has no effect on the predictions.
-    n_estimators, weak_learner ("histogram", "stump", "tree4"), max_bins, hist_bins, smoothing,
-    backend, random_state
+    n_estimators, weak_learner ("histogram", "stump", "tree4"), max_bins, hist_bins, smoothing, random_state
         As :class:`~csrepro.boosting.binary._BinaryBoost`.
     """
 
@@ -136,10 +135,10 @@ class CanonicalGradientBoostClassifier(_PosteriorStepBoost):
     }
 
     def __init__(self, loss="canonical_logistic", a=1.0, output="realboost", step="unit", n_estimators=100,
-                 weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0, backend="cython",
+                 weak_learner="histogram", max_bins=None, hist_bins=16, smoothing=1.0,
                  random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, random_state=random_state)
         self.loss = loss
         self.a = a
         self.output = output
@@ -199,9 +198,9 @@ class SavageBoostClassifier(_PosteriorStepBoost):
                                     "weighting": [StrOptions(set(WEIGHTINGS))]}
 
     def __init__(self, n_estimators=100, weak_learner="histogram", weighting="gradient", max_bins=None, hist_bins=16,
-                 smoothing=1.0, backend="cython", random_state=None):
+                 smoothing=1.0, random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, random_state=random_state)
         self.weighting = weighting
 
     def _check_params(self):
@@ -245,9 +244,9 @@ class TangentBoostClassifier(_BinaryBoost):
                                "float rounding of F, amplified where the tangent link saturates at 0 or 1"}
 
     def __init__(self, n_estimators=100, weak_learner="line", weights="thesis", max_bins=None, hist_bins=16,
-                 smoothing=1.0, backend="cython", random_state=None):
+                 smoothing=1.0, random_state=None):
         super().__init__(n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
-                         hist_bins=hist_bins, smoothing=smoothing, backend=backend, random_state=random_state)
+                         hist_bins=hist_bins, smoothing=smoothing, random_state=random_state)
         self.weights = weights
 
     def _check_params(self):

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro._kernels import exp_losses, exp_losses_ref
+from csrepro._kernels import backend, exp_losses, exp_losses_ref
 from csrepro.boosting.codewords import simplex_codewords
 from csrepro.boosting.line_search import newton_line_search
 from csrepro.cache import fingerprint, named_cache
@@ -21,7 +21,7 @@ from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import SignRegression
 from csrepro.weak.lines import LineLearner
 
-KERNELS = {"cython": exp_losses, "numpy": exp_losses_ref}
+KERNELS = {"cython": exp_losses, "numpy": exp_losses_ref}  # the loss kernels, by backend.current()
 #: the 8 most recently used trainings, see MCBoostClassifier.fit
 FITS = named_cache("mcboost_fits", maxsize=8)
 DECISIONS = ("argmax", "bayes")
@@ -189,8 +189,6 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         (3) on the posteriors (33); with ``loss="mcboost"`` this is P-MCBoost.
     line_search_tol, line_search_max_iter : float > 0, int >= 1
         Stopping rule of the safeguarded Newton line search (relative step size).
-    backend : {"cython", "numpy"}
-        Kernels or their NumPy references (identical maths; for tests and benchmarks).
     labels : array-like or None
         All class labels, in the order of ``cost_matrix``'s rows and columns (kept as given, duplicates refused),
         also when ``y`` lacks some of them (e.g. a training split without a rare class).  None: the sorted labels
@@ -207,7 +205,6 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         "decision": [StrOptions(set(DECISIONS))],
         "line_search_tol": [Interval(Real, 0, None, closed="neither")],
         "line_search_max_iter": [IntegerInterval(1, None, closed="left")],
-        "backend": [StrOptions(set(KERNELS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
     }
@@ -220,7 +217,6 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         decision="argmax",
         line_search_tol=1e-6,
         line_search_max_iter=100,
-        backend="cython",
         labels=None,
         random_state=None,
     ):
@@ -230,7 +226,6 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         self.decision = decision
         self.line_search_tol = line_search_tol
         self.line_search_max_iter = line_search_max_iter
-        self.backend = backend
         self.labels = labels
         self.random_state = random_state
 
@@ -240,7 +235,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         sample's loss in the risk (8) (see the class docstring; None: all 1).
 
         Training is a pure function of (X, y, sample weights, loss, the costs the loss uses, T, line-search
-        settings, backend); ``decision`` and, for ``loss="mcboost"``, the cost matrix only
+        settings, the kernels' backend); ``decision`` and, for ``loss="mcboost"``, the cost matrix only
         act at prediction.  The 8 most recently used fits are cached on that key in-process (:data:`FITS`), so
         MCBoost and P-MCBoost on the same split, or MCBoost under different cost matrices,
         train once.
@@ -261,7 +256,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         self.codewords_ = simplex_codewords(M)
         kC = loss.kernel_costs(self.cost_matrix_)
         key = fingerprint(X, z, kC, self.loss, self.n_estimators, self.line_search_tol, self.line_search_max_iter,
-                          self.backend, sw)
+                          backend.current(), sw)
         fit = FITS.get(key, lambda: self._train(X, z, loss, kC, sw))
         self.coef_, self.intercept_, self.train_loss_, self.steps_, self._scaling = (a.copy() for a in fit)
         return self
@@ -270,7 +265,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         """Algorithm 1 proper, with sample weights ``sw`` (mean 1 before rows of weight 0 were dropped, or None);
         returns (coef, intercept, train_loss, steps, scaling); train_loss is the (weighted) risk (8)."""
         M = len(self.classes_)
-        kern = KERNELS[self.backend]
+        kern = KERNELS[backend.current()]
         family = kern.FAMILIES[loss.family]
         outer = kern.OUTERS[loss.outer]
         z = np.ascontiguousarray(z, dtype=np.intp)
@@ -282,7 +277,7 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         sd[sd == 0] = 1.0
         Xs = np.ascontiguousarray((X - mu) / sd)
         columns = np.ascontiguousarray(Xs.T)  # contiguous feature columns for the line search
-        data = BinnedData(Xs, backend=self.backend)  # the line learner reads only the raw Xs: never binned
+        data = BinnedData(Xs)  # the line learner reads only the raw Xs: never binned
         learner, criterion = LineLearner(), SignRegression()
 
         n = X.shape[0]

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import StrOptions
 
+from csrepro._kernels import backend
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.scores import _VectorBoost
 from csrepro.validation import IntegerInterval
-from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.binning import BinnedData
 from csrepro.weak.stumps import Stump, StumpLearner
 
 __all__ = ["AdaBoostMHClassifier", "HammingCells", "OneVsAllAdaBoostClassifier", "UniformStumpLearner",
@@ -92,7 +92,8 @@ class UniformStumpLearner:
             return data
         key = ("uniform_stumps", self.n_bins)
         if key not in data.cache:
-            data.cache[key] = BinnedData.memoised(data.X, self.n_bins, data.backend, spacing="uniform")
+            with backend.use_backend(data.backend):  # the kernels of data
+                data.cache[key] = BinnedData.memoised(data.X, self.n_bins, spacing="uniform")
         return data.cache[key]
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Stump | None:
@@ -104,7 +105,6 @@ class UniformStumpLearner:
 _CONSTRAINTS: dict = {
     "n_estimators": [IntegerInterval(1, None, closed="left")],
     "n_bins": [IntegerInterval(2, None, closed="left")],
-    "backend": [StrOptions(set(BACKENDS))],
     "labels": ["array-like", None],
     "random_state": ["random_state"],
 }
@@ -115,10 +115,9 @@ class _MulticlassBoost(_VectorBoost):
 
     _parameter_constraints: dict = dict(_CONSTRAINTS)
 
-    def __init__(self, n_estimators=200, n_bins=200, backend="cython", labels=None, random_state=None):
+    def __init__(self, n_estimators=200, n_bins=200, labels=None, random_state=None):
         self.n_estimators = n_estimators
         self.n_bins = n_bins
-        self.backend = backend
         self.labels = labels
         self.random_state = random_state
 
@@ -152,8 +151,6 @@ class AdaBoostMHClassifier(_MulticlassBoost):
         Rounds T (vector stumps).
     n_bins : int >= 2
         Evenly spaced thresholds per feature over its training range (REBEL's N_tau = 200).
-    backend : {"cython", "numpy"}
-        Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
         All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
         absent class gets only negative codes).
@@ -178,7 +175,7 @@ class AdaBoostMHClassifier(_MulticlassBoost):
         D = np.full((m, K), 1.0 / (m * K))
         self.epsilon_ = 1.0 / (m * K)
         criterion = HammingCells(self.epsilon_)
-        data = BinnedData.memoised(X, self.n_bins, self.backend, spacing="uniform")
+        data = BinnedData.memoised(X, self.n_bins, spacing="uniform")
         learner = StumpLearner()
         estimators, scores, norms = [], [], []
         for _ in range(self.n_estimators):
@@ -223,8 +220,6 @@ class OneVsAllAdaBoostClassifier(_MulticlassBoost):
         Rounds T of each binary AdaBoost.
     n_bins : int >= 2
         Evenly spaced thresholds per feature over its training range (REBEL's N_tau = 200).
-    backend : {"cython", "numpy"}
-        Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
         All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some.
     random_state : None
@@ -245,7 +240,7 @@ class OneVsAllAdaBoostClassifier(_MulticlassBoost):
         learner = UniformStumpLearner(self.n_bins)
         present = np.bincount(z, minlength=len(self.classes_)) > 0
         self.estimators_ = [
-            AdaBoostClassifier(n_estimators=self.n_estimators, weak_learner=learner, backend=self.backend)
+            AdaBoostClassifier(n_estimators=self.n_estimators, weak_learner=learner)
             .fit(X, np.where(z == k, 1, -1)) if present[k] else None
             for k in range(len(self.classes_))]
         self.n_estimators_ = max(b.n_estimators_ for b in self.estimators_ if b is not None)

@@ -20,14 +20,13 @@ from itertools import islice
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from csrepro.boosting.scores import _VectorBoost
 from csrepro.costs import CostMatrixError, check_cost_matrix_for_labels
 from csrepro.validation import IntegerInterval, check_sample_weight, drop_unweighted
-from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.binning import BinnedData
 from csrepro.weak.vector import ExpVector, LayerTreeLearner
 
 __all__ = ["REBELClassifier", "closed_form_step", "decompose_costs", "rebel_cost_matrix", "rebel_loss",
@@ -146,8 +145,6 @@ class REBELClassifier(_VectorBoost):
         N_tau: evenly spaced thresholds per feature over its training range (Sec. 4, footnote: 200).
     bias : bool
         Fit a_0 of eq. 3 first (the closed-form a for f = 1); False: H starts at 0.
-    backend : {"cython", "numpy"}
-        Kernels (histogram, scan) or their NumPy references (same maths; tests and benchmarks).
     labels : array-like or None
         All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some;
         ``cost_matrix`` is indexed by them.
@@ -166,19 +163,17 @@ class REBELClassifier(_VectorBoost):
         "max_depth": [IntegerInterval(1, 4, closed="both")],
         "n_bins": [IntegerInterval(2, None, closed="left")],
         "bias": ["boolean"],
-        "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, cost_matrix=None, n_estimators=200, max_depth=1, n_bins=200, bias=True, backend="cython",
+    def __init__(self, cost_matrix=None, n_estimators=200, max_depth=1, n_bins=200, bias=True,
                  labels=None, random_state=None):
         self.cost_matrix = cost_matrix
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.n_bins = n_bins
         self.bias = bias
-        self.backend = backend
         self.labels = labels
         self.random_state = random_state
 
@@ -196,7 +191,7 @@ class REBELClassifier(_VectorBoost):
             cp, cm = cp * sw[:, None], cm * sw[:, None]
         crit = ExpVector()
         learner = LayerTreeLearner(self.max_depth)
-        data = BinnedData.memoised(X, self.n_bins, self.backend, spacing="uniform")
+        data = BinnedData.memoised(X, self.n_bins, spacing="uniform")
         K = len(self.classes_)
         H = np.zeros((len(X), K))
         channels = np.hstack([cp, cm])

@@ -60,10 +60,11 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 
+from csrepro._kernels import backend
 from csrepro.boosting.scores import _VectorBoost, _VoteProba
 from csrepro.cache import fingerprint, named_cache
 from csrepro.validation import IntegerInterval
-from csrepro.weak.binning import BACKENDS, BinnedData
+from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Gini, label_channels
 from csrepro.weak.trees import TreeLearner
 
@@ -138,7 +139,8 @@ class _RoundData(BinnedData):
     the synthetic rows ``X_new``, coded with the originals' bins (its ``mapper``)."""
 
     def __init__(self, original: BinnedData, X_new: np.ndarray):
-        super().__init__(np.vstack([original.X, X_new]), original.max_bins, original.backend)
+        with backend.use_backend(original.backend):  # the kernels of original
+            super().__init__(np.vstack([original.X, X_new]), original.max_bins)
         mapper = original.mapper
         self._fixed = (mapper, np.vstack([original.codes, mapper.transform(X_new)]))
 
@@ -166,8 +168,6 @@ class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
         "auto" = "not majority"), or a dict label -> number of examples after resampling.
     max_bins : int >= 2 or None
         Quantile bins per feature of each round's tree (thresholds between bins); None: every distinct value.
-    backend : {"cython", "numpy"}
-        Histogram kernel or its NumPy reference (same model).
     labels : array-like or None
         All class labels (``classes_``, in the order given; duplicates refused), when ``y`` may lack some (an
         absent class is never predicted).
@@ -187,19 +187,17 @@ class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
         "k_neighbors": [IntegerInterval(1, None, closed="left")],
         "sampling_strategy": [StrOptions(set(SAMPLING)), dict],
         "max_bins": [IntegerInterval(2, None, closed="left"), None],
-        "backend": [StrOptions(set(BACKENDS))],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=200, max_depth=3, k_neighbors=5, sampling_strategy="auto", max_bins=255,
-                 backend="cython", labels=None, random_state=None):
+                 labels=None, random_state=None):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.k_neighbors = k_neighbors
         self.sampling_strategy = sampling_strategy
         self.max_bins = max_bins
-        self.backend = backend
         self.labels = labels
         self.random_state = random_state
 
@@ -249,7 +247,7 @@ class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
         counts = np.bincount(z, minlength=K)
         targets = self._targets(counts)
         rng = check_random_state(self.random_state)
-        original = BinnedData.memoised(X, self.max_bins, self.backend)
+        original = BinnedData.memoised(X, self.max_bins)
         D = np.full((m, K), 1.0 / (m * (K - 1)))
         D[rows, z] = 0.0
         estimators, alphas, losses, synthetic = [], [], [], []

@@ -23,7 +23,7 @@ from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro._kernels import smo, smo_ref
+from csrepro._kernels import backend, smo, smo_ref
 from csrepro.costs import validate_cost_matrix
 from csrepro.losses.binary import check_cs_svm_costs
 from csrepro.validation import IntegerInterval, check_binary_classes, check_targets
@@ -31,7 +31,7 @@ from csrepro.validation import IntegerInterval, check_binary_classes, check_targ
 __all__ = ["CostSensitiveSVC", "DualSolution", "StandardForm", "dual_terms", "kernel_matrix", "resolve_costs", "solve_dual",
            "standard_form"]
 
-BACKENDS = {"cython": smo, "numpy": smo_ref}
+SOLVERS = {"cython": smo, "numpy": smo_ref}  # the SMO loop, by backend.current()
 VARIANTS = ("cs", "bp", "bm", "svm")
 KERNELS = ("linear", "rbf")
 
@@ -56,7 +56,7 @@ def _feasible_start(alpha0, y, upper):
     return a
 
 
-def solve_dual(K, y, p, upper, alpha0=None, tol=1e-3, max_iter=1_000_000, backend="cython") -> DualSolution:
+def solve_dual(K, y, p, upper, alpha0=None, tol=1e-3, max_iter=1_000_000) -> DualSolution:
     """Minimise 1/2 a'Qa - p'a s.t. y'a = 0, 0 <= a <= upper, Q = (y y') * K, by SMO.
 
     ``K``: precomputed (n, n) kernel matrix; ``y``: +-1 labels; ``p``, ``upper``: per-sample
@@ -64,10 +64,8 @@ def solve_dual(K, y, p, upper, alpha0=None, tol=1e-3, max_iter=1_000_000, backen
     solver (any vector: it is clipped to the box and made to satisfy y'a = 0).  Stops when the
     maximal KKT violation m - M is below ``tol`` (Fan, Chen & Lin 2005) or after ``max_iter``
     steps; b is the KKT intercept (mean of -y_i G_i over free alphas, else the middle of
-    [m, M]).
+    [m, M]).  The SMO loop is the kernel of :func:`csrepro._kernels.backend.current`.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend={backend!r} is not valid; choose one of {sorted(BACKENDS)}")
     K = np.ascontiguousarray(K, dtype=np.float64)
     y, p, upper = (np.ascontiguousarray(v, dtype=np.float64).ravel() for v in (y, p, upper))
     n = len(y)
@@ -84,7 +82,7 @@ def solve_dual(K, y, p, upper, alpha0=None, tol=1e-3, max_iter=1_000_000, backen
         raise ValueError(f"need tol > 0 and max_iter >= 0, got tol={tol!r}, max_iter={max_iter!r}")
     alpha = np.zeros(n) if alpha0 is None else _feasible_start(alpha0, y, upper)
     G = y * (K @ (y * alpha)) - p
-    n_iter, b, gap = BACKENDS[backend].smo_solve(K, y, p, upper, alpha, G, float(tol), int(max_iter))
+    n_iter, b, gap = SOLVERS[backend.current()].smo_solve(K, y, p, upper, alpha, G, float(tol), int(max_iter))
     return DualSolution(alpha, float(b), int(n_iter), float(gap))
 
 
@@ -224,8 +222,6 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
         Added to the decision function (the protocol's threshold move).
     tol, max_iter : float, int
         SMO stopping rule (maximal KKT violation) and iteration cap.
-    backend : {"cython", "numpy"}
-        SMO kernel or its NumPy reference.
     random_state : None
         Accepted for a uniform interface; the solver is deterministic.
 
@@ -244,13 +240,11 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
         "threshold": [Interval(Real, None, None, closed="neither")],  # finite
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [IntegerInterval(0, None, closed="left")],
-        "backend": [StrOptions(set(BACKENDS))],
         "random_state": ["random_state"],
     }
 
     def __init__(self, variant="cs", C=1.0, C1=None, C_minus1=None, cost_matrix=None, kernel="rbf",
-                 gamma="scale", threshold=0.0, tol=1e-3, max_iter=1_000_000, backend="cython",
-                 random_state=None):
+                 gamma="scale", threshold=0.0, tol=1e-3, max_iter=1_000_000, random_state=None):
         self.variant = variant
         self.C = C
         self.C1 = C1
@@ -261,7 +255,6 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
         self.threshold = threshold
         self.tol = tol
         self.max_iter = max_iter
-        self.backend = backend
         self.random_state = random_state
 
     def _resolve_gamma(self, X):
@@ -279,7 +272,7 @@ class CostSensitiveSVC(ClassifierMixin, BaseEstimator):
         X, ys = self._prepare(X, y)
         p, upper = dual_terms(self.variant, ys, self.C, self.C1_, self.C_minus1_)
         sol = solve_dual(kernel_matrix(self.kernel, X, X, self.gamma_), ys, p, upper,
-                         tol=self.tol, max_iter=self.max_iter, backend=self.backend)
+                         tol=self.tol, max_iter=self.max_iter)
         if not sol.gap < self.tol:
             warnings.warn(f"SMO stopped after max_iter={self.max_iter} steps with KKT violation {sol.gap:.3g} "
                           f">= tol={self.tol}; raise max_iter or tol", ConvergenceWarning, stacklevel=2)

@@ -23,10 +23,10 @@ from functools import cached_property
 
 import numpy as np
 
-from csrepro._kernels import histogram, histogram_ref
+from csrepro._kernels import backend, histogram, histogram_ref
 from csrepro.cache import fingerprint, named_cache
 
-BACKENDS = {"cython": histogram, "numpy": histogram_ref}
+KERNELS = {"cython": histogram, "numpy": histogram_ref}  # the histogram passes, by backend.current()
 #: the 8 most recently used binnings, see BinnedData.memoised
 BINNED = named_cache("binned_data", maxsize=8)
 SPACINGS = ("quantile", "uniform")
@@ -185,22 +185,20 @@ class BinnedData:
     (``histogram_nodes`` and ``node_sums``: every node of a tree layer in one pass; a uniform binning's
     :attr:`layout` reads features with a dominant bin sparsely);
     ``cache`` holds what learners derive once per fit (bin groupings, squared features).  ``backend``
-    names the kernels learners use ("cython", or "numpy" for their NumPy references).  ``spacing``:
+    names the kernels learners use: :func:`csrepro._kernels.backend.current` when the data is made ("cython",
+    or "numpy" for their NumPy references).  ``spacing``:
     "quantile" (:meth:`BinMapper.fit_transform`) or "uniform" (:meth:`BinMapper.fit_uniform`, ``max_bins``
     thresholds per feature; required then).
     """
 
-    def __init__(self, X: np.ndarray, max_bins: int | None = None, backend: str = "cython",
-                 spacing: str = "quantile"):
-        if backend not in BACKENDS:
-            raise ValueError(f"backend={backend!r} is not valid; choose one of {sorted(BACKENDS)}")
+    def __init__(self, X: np.ndarray, max_bins: int | None = None, spacing: str = "quantile"):
         if spacing not in SPACINGS or (spacing == "uniform" and max_bins is None):
             raise ValueError(f"spacing={spacing!r} is not valid; choose one of {list(SPACINGS)} "
                              "(\"uniform\" needs max_bins, the number of thresholds)")
         check_max_bins(max_bins)
         self.X = np.ascontiguousarray(X, dtype=np.float64)
-        self.max_bins, self.backend, self.spacing = max_bins, backend, spacing
-        self.kernel = BACKENDS[backend]
+        self.max_bins, self.backend, self.spacing = max_bins, backend.current(), spacing
+        self.kernel = KERNELS[self.backend]
         self.n_samples, self.n_features = self.X.shape
         self.cache = {}
 
@@ -221,14 +219,14 @@ class BinnedData:
         return self._binned[1]
 
     @classmethod
-    def memoised(cls, X: np.ndarray, max_bins: int | None = None, backend: str = "cython",
-                 spacing: str = "quantile") -> BinnedData:
-        """``BinnedData(X, max_bins, backend, spacing)``, shared by fits on the same X (e.g. a grid of costs or
+    def memoised(cls, X: np.ndarray, max_bins: int | None = None, spacing: str = "quantile") -> BinnedData:
+        """``BinnedData(X, max_bins, spacing)``, shared by fits on the same X (e.g. a grid of costs or
         detection rates on one training split): the 8 most recently used binnings are kept, keyed
-        on the bytes of X (:data:`BINNED`).  Treat the result as read-only (``cache`` entries are deterministic)."""
+        on the bytes of X and the backend (:data:`BINNED`).  Treat the result as read-only (``cache`` entries
+        are deterministic)."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        key = fingerprint(X, max_bins, backend, spacing)
-        return BINNED.get(key, lambda: cls(X, max_bins, backend, spacing))
+        key = fingerprint(X, max_bins, backend.current(), spacing)
+        return BINNED.get(key, lambda: cls(X, max_bins, spacing))
 
     @cached_property
     def codes_fm(self) -> np.ndarray | None:

@@ -8,6 +8,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.ecc import (
     MAX_EXHAUSTIVE_CLASSES,
@@ -99,7 +100,7 @@ def test_first_stump_is_the_least_weighted_error_stump_on_the_uniform_thresholds
     Ds = np.where(s[:, None] != mu[None, :], D, 0.0)
     assert model.cuts_[0] == pytest.approx(Ds.sum(), rel=1e-12)
     w = Ds.sum(axis=1) / Ds.sum()
-    data = BinnedData(X, n_bins, "numpy", spacing="uniform")
+    data = BinnedData(X, n_bins, spacing="uniform")
     brute = []
     for j in range(X.shape[1]):
         for t in data.mapper.thresholds[j]:
@@ -246,7 +247,7 @@ def test_two_classes_is_binary_boosting_with_per_side_votes_not_discrete_adaboos
     ypm = np.where(y == "b", 1.0, -1.0)
     w = np.full(len(X), 1.0 / len(X))
     F = np.zeros(len(X))
-    data = BinnedData(X, n_bins, "cython", spacing="uniform")
+    data = BinnedData(X, n_bins, spacing="uniform")
     error = Discrete(lambda pos, neg: pos[:, 1] + neg[:, 0])
     for t in range(T):
         h = UniformStumpLearner(n_bins).fit(data, class_channels(w, ypm), error)
@@ -302,8 +303,10 @@ def test_deterministic_given_random_state(digits):
 @pytest.mark.parametrize("coloring", COLORINGS)
 def test_cython_and_numpy_backends_fit_the_same_model(coloring, digits):
     X, y = digits
-    fits = [AdaBoostECCClassifier(n_estimators=15, coloring=coloring, backend=b, random_state=0).fit(X, y)
-            for b in ("cython", "numpy")]
+    fits = []
+    for b in BACKENDS:
+        with use_backend(b):
+            fits.append(AdaBoostECCClassifier(n_estimators=15, coloring=coloring, random_state=0).fit(X, y))
     assert [(h.feature, h.threshold) for h in fits[0].estimators_] == [(h.feature, h.threshold)
                                                                        for h in fits[1].estimators_]
     assert_array_equal(fits[0].colorings_, fits[1].colorings_)
@@ -314,7 +317,7 @@ def test_cython_and_numpy_backends_fit_the_same_model(coloring, digits):
 def test_stumps_use_the_uniform_thresholds(digits):
     X, y = digits
     model = AdaBoostECCClassifier(n_estimators=10, n_bins=50, random_state=0).fit(X, y)
-    data = BinnedData.memoised(X, 50, "cython", spacing="uniform")
+    data = BinnedData.memoised(X, 50, spacing="uniform")
     for h in model.estimators_:
         assert h.threshold in data.mapper.thresholds[h.feature]
 

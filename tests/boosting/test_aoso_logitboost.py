@@ -6,6 +6,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.boosting.aoso import (
     AOSOLogitBoostClassifier,
     PairNewtonCells,
@@ -149,7 +150,7 @@ def _brute_round(X, y, F, thresholds):
     return (r, s), j, t, gain - G * G / (2 * D), leaves
 
 
-@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_each_round_is_the_brute_force_stump_and_pairs(backend, seed):
     rng = np.random.default_rng(seed)
@@ -157,8 +158,9 @@ def test_each_round_is_the_brute_force_stump_and_pairs(backend, seed):
     X = rng.normal(size=(m, d))
     X[:, 2] = rng.integers(0, 3, m)  # ties and empty uniform bins
     y = rng.integers(0, K, m)
-    model = AOSOLogitBoostClassifier(n_estimators=T, n_bins=n_bins, backend=backend).fit(X, y)
-    thresholds = BinnedData(X, n_bins, backend, spacing="uniform").mapper.thresholds
+    with use_backend(backend):
+        model = AOSOLogitBoostClassifier(n_estimators=T, n_bins=n_bins).fit(X, y)
+    thresholds = BinnedData(X, n_bins, spacing="uniform").mapper.thresholds
     for t, F in enumerate(list(model._stages(X))[:T]):
         root, j, thr, split_gain, leaves = _brute_round(X, y, F, thresholds)
         h = model.estimators_[t]
@@ -175,7 +177,7 @@ def test_each_round_is_the_brute_force_stump_and_pairs(backend, seed):
 def test_the_stump_learner_sees_the_root_pair_channels_on_the_uniform_thresholds(digits):
     X, y = digits
     model = AOSOLogitBoostClassifier(n_estimators=3, n_bins=50).fit(X, y)
-    data = BinnedData.memoised(X, 50, "cython", spacing="uniform")
+    data = BinnedData.memoised(X, 50, spacing="uniform")
     F = list(model._stages(X))[2]
     P, Y = softmax(F), np.eye(10)[y]
     r, s = model.root_pairs_[2]
@@ -249,7 +251,10 @@ def test_deterministic_and_random_state_is_ignored(digits):
 
 def test_cython_and_numpy_backends_fit_the_same_model(digits):
     X, y = digits
-    fits = [AOSOLogitBoostClassifier(n_estimators=15, backend=b).fit(X, y) for b in ("cython", "numpy")]
+    fits = []
+    for b in BACKENDS:
+        with use_backend(b):
+            fits.append(AOSOLogitBoostClassifier(n_estimators=15).fit(X, y))
     assert [(h.feature, h.threshold) for h in fits[0].estimators_] == [(h.feature, h.threshold)
                                                                         for h in fits[1].estimators_]
     assert_array_equal(fits[0].leaf_pairs_, fits[1].leaf_pairs_)
@@ -280,8 +285,7 @@ def test_bad_inputs(noisy_binary):
         AOSOLogitBoostClassifier().fit(X, np.full(len(X), "a"))
     with pytest.raises(ValueError, match=r"training labels \['b'\] are not in labels=\['a', 'c'\]"):
         AOSOLogitBoostClassifier(labels=["a", "c"]).fit(X, y)
-    for bad in ({"learning_rate": 0.0}, {"max_step": -1.0}, {"n_estimators": 0}, {"n_bins": 1},
-                {"backend": "gpu"}):
+    for bad in ({"learning_rate": 0.0}, {"max_step": -1.0}, {"n_estimators": 0}, {"n_bins": 1}):
         with pytest.raises(InvalidParameterError):
             AOSOLogitBoostClassifier(**bad).fit(X, y)
     with pytest.raises(ValueError):

@@ -10,6 +10,7 @@ from sklearn.preprocessing import StandardScaler
 
 import csrepro
 
+from csrepro._kernels.backend import use_backend
 from csrepro.boosting.binary import (
     AdaBoostClassifier,
     LogitBoostClassifier,
@@ -73,7 +74,8 @@ def test_logitboost_first_step_by_hand():
 def test_training_loss_decreases_and_backends_agree(cancer, cls, wl):
     X, y = cancer
     a = cls(n_estimators=15, weak_learner=wl, max_bins=64).fit(X, y)
-    b = cls(n_estimators=15, weak_learner=wl, max_bins=64, backend="numpy").fit(X, y)
+    with use_backend("numpy"):
+        b = cls(n_estimators=15, weak_learner=wl, max_bins=64).fit(X, y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), rtol=1e-9, atol=1e-9)
     ypm = np.where(y == a.classes_[1], 1.0, -1.0)
     losses = [np.mean(np.log1p(np.exp(-2 * ypm * F))) if cls is LogitBoostClassifier else np.mean(np.exp(-ypm * F))

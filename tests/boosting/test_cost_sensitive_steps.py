@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from csrepro._kernels.backend import use_backend
 from csrepro.boosting import cost_sensitive_steps as cs
 from csrepro.weak.splits import first_min
 
@@ -35,7 +36,8 @@ def test_ada_steps_hand_case_and_backends():
     assert alpha[0] == pytest.approx(np.log(2.0), rel=1e-14) and loss[0] == pytest.approx(0.8, rel=1e-14)
     b, d = np.array([0.05, 0.2, 0.0]), np.array([0.3, 0.01, 0.4])
     a_c, l_c = cs.ada_steps(b, d, 0.6, 0.4, 3.0, 0.7)
-    a_n, l_n = cs.ada_steps(b, d, 0.6, 0.4, 3.0, 0.7, backend="numpy")
+    with use_backend("numpy"):
+        a_n, l_n = cs.ada_steps(b, d, 0.6, 0.4, 3.0, 0.7)
     np.testing.assert_allclose(a_c, a_n, rtol=1e-9)
     np.testing.assert_allclose(l_c, l_n, rtol=1e-10)
     with pytest.raises(ValueError, match="alpha_max"):

@@ -8,6 +8,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.boosting.codewords import simplex_codewords
 from csrepro.boosting.mcboost import MCBoostClassifier
 from csrepro.decision.rules import decide
@@ -46,8 +47,8 @@ def test_cython_path_equals_numpy_reference(iris, loss):
     C = _sym_costs(3, 0)
     # a tight line search: rounding may change where it stops, within its tolerance
     a = MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=15, line_search_tol=1e-11).fit(X, y)
-    b = MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=15, line_search_tol=1e-11,
-                          backend="numpy").fit(X, y)
+    with use_backend("numpy"):
+        b = MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=15, line_search_tol=1e-11).fit(X, y)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(a.train_loss_, b.train_loss_, rtol=1e-9)
 
@@ -185,9 +186,13 @@ def test_cell_line_search_equals_per_sample(digits, loss, monkeypatch):
     X, y = digits
     C = _sym_costs(5, 3)
     assert any(c is not None for c in mcboost.feature_cells(np.ascontiguousarray(X.T), 3))
-    fit = lambda backend="cython": MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=10,  # noqa: E731
-                                                     line_search_tol=1e-11, backend=backend).fit(X, y)
-    cells, cells_ref = fit(), fit("numpy")
+
+    def fit():
+        return MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=10, line_search_tol=1e-11).fit(X, y)
+
+    cells = fit()
+    with use_backend("numpy"):
+        cells_ref = fit()
     monkeypatch.setattr(mcboost, "feature_cells", lambda columns, n_offsets: [None] * len(columns))
     mcboost.FITS.clear()
     plain = fit()
@@ -230,7 +235,7 @@ def _weighted_problems():
 WEIGHTED = _weighted_problems()
 
 
-@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("data", sorted(WEIGHTED))
 @pytest.mark.parametrize("loss", LOSSES)
 def test_integer_weights_equal_repeated_rows(loss, data, backend):
@@ -241,19 +246,20 @@ def test_integer_weights_equal_repeated_rows(loss, data, backend):
     M = len(np.unique(y))
     k = np.random.default_rng(1).integers(0, 4, len(y))
     rep = np.repeat(np.arange(len(y)), k)
-    kw = dict(loss=loss, cost_matrix=_sym_costs(M, 4), n_estimators=8, line_search_tol=1e-11, backend=backend)
-    weighted = MCBoostClassifier(**kw).fit(X, y, sample_weight=k)
-    repeated = MCBoostClassifier(**kw).fit(X[rep], y[rep])
+    kw = dict(loss=loss, cost_matrix=_sym_costs(M, 4), n_estimators=8, line_search_tol=1e-11)
+    with use_backend(backend):
+        weighted = MCBoostClassifier(**kw).fit(X, y, sample_weight=k)
+        repeated = MCBoostClassifier(**kw).fit(X[rep], y[rep])
+        unweighted = MCBoostClassifier(**kw).fit(X, y)
     np.testing.assert_array_equal(weighted.steps_[:, :3], repeated.steps_[:, :3])  # iteration, coordinate, feature
     np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-8, atol=1e-8 * np.abs(repeated.coef_).max())
     np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(weighted.train_loss_, repeated.train_loss_, rtol=1e-9)
     np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
-    unweighted = MCBoostClassifier(**kw).fit(X, y)
     assert not np.allclose(weighted.coef_, unweighted.coef_)  # the weights matter
 
 
-@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("data", sorted(WEIGHTED))
 @pytest.mark.parametrize("loss", LOSSES)
 def test_unit_weights_are_the_unweighted_fit_bit_for_bit(loss, data, backend):
@@ -261,11 +267,13 @@ def test_unit_weights_are_the_unweighted_fit_bit_for_bit(loss, data, backend):
     from csrepro.boosting import mcboost
 
     X, y = WEIGHTED[data]
-    kw = dict(loss=loss, cost_matrix=_sym_costs(len(np.unique(y)), 5), n_estimators=6, backend=backend)
-    plain = MCBoostClassifier(**kw).fit(X, y)
+    kw = dict(loss=loss, cost_matrix=_sym_costs(len(np.unique(y)), 5), n_estimators=6)
+    with use_backend(backend):
+        plain = MCBoostClassifier(**kw).fit(X, y)
     for sw in (np.ones(len(y)), np.full(len(y), 2.5)):
         mcboost.FITS.clear()  # a fresh training, not the cached one
-        weighted = MCBoostClassifier(**kw).fit(X, y, sample_weight=sw)
+        with use_backend(backend):
+            weighted = MCBoostClassifier(**kw).fit(X, y, sample_weight=sw)
         for a in ("coef_", "intercept_", "train_loss_", "steps_"):
             np.testing.assert_array_equal(getattr(weighted, a), getattr(plain, a))
 

@@ -5,6 +5,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from csrepro import methods
+from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.boosting.aoso import AOSOLogitBoostClassifier
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.combo import AdaBoostMMClassifier, CoMBoClassifier
@@ -25,7 +26,7 @@ BOTH = [AdaBoostMHClassifier, OneVsAllAdaBoostClassifier]
 
 # ------------------------------------------------------------------ AdaBoost.MH's weak learner
 
-@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_mh_stump_is_the_best_of_all_thresholds_by_z_with_closed_form_cells(backend, seed):
     rng = np.random.default_rng(seed)
@@ -37,8 +38,9 @@ def test_mh_stump_is_the_best_of_all_thresholds_by_z_with_closed_form_cells(back
     D = rng.random((m, K))
     D /= D.sum()
     eps = 1.0 / (m * K)
-    data = BinnedData(X, n_bins, backend, spacing="uniform")
-    h = StumpLearner().fit(data, hamming_channels(D, Y), HammingCells(eps))
+    with use_backend(backend):
+        data = BinnedData(X, n_bins, spacing="uniform")
+        h = StumpLearner().fit(data, hamming_channels(D, Y), HammingCells(eps))
 
     def sides(left):
         """(W+, W-) per side, each (2, K), by brute force on the raw rule x_j <= t."""
@@ -62,10 +64,10 @@ def test_mh_stump_is_the_best_of_all_thresholds_by_z_with_closed_form_cells(back
 
 
 def test_mh_sees_the_candidate_stumps_of_rebel(digits):
-    """Both bin by BinnedData.memoised(X, n_bins, backend, spacing="uniform"): one binning, the same thresholds."""
+    """Both bin by BinnedData.memoised(X, n_bins, spacing="uniform"): one binning, the same thresholds."""
     X, y = digits
     mh = AdaBoostMHClassifier(n_estimators=10, n_bins=50).fit(X, y)
-    data = BinnedData.memoised(X, 50, "cython", spacing="uniform")
+    data = BinnedData.memoised(X, 50, spacing="uniform")
     for h in mh.estimators_:
         assert h.threshold in data.mapper.thresholds[h.feature]
     assert UniformStumpLearner(50).uniform_data(BinnedData.memoised(X)) is data
@@ -162,7 +164,10 @@ def test_one_vs_all_stages_hold_a_booster_that_stopped_early():
 @pytest.mark.parametrize("cls", BOTH)
 def test_cython_and_numpy_backends_fit_the_same_model(cls, digits):
     X, y = digits
-    fits = [cls(n_estimators=15, backend=b).fit(X, y) for b in ("cython", "numpy")]
+    fits = []
+    for b in BACKENDS:
+        with use_backend(b):
+            fits.append(cls(n_estimators=15).fit(X, y))
     assert_allclose(fits[0].decision_function(X), fits[1].decision_function(X), rtol=1e-9)
     assert_array_equal(fits[0].predict(X), fits[1].predict(X))
 

@@ -8,6 +8,7 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize
 
+from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.rebel import (
     REBELClassifier,
@@ -105,14 +106,15 @@ def random_channels(rng, n, K):
     return np.hstack([rng.exponential(size=(n, K)) * (rng.random((n, K)) < 0.7), rng.exponential(size=(n, K))])
 
 
-@pytest.mark.parametrize("backend", ["numpy", "cython"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_stump_is_the_best_of_all_thresholds(backend):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(80, 3))
     channels = random_channels(rng, 80, 3)
-    data = BinnedData(X, 20, backend, spacing="uniform")
     crit = ExpVector()
-    stump = VectorStumpLearner().fit(data, channels, crit)
+    with use_backend(backend):
+        data = BinnedData(X, 20, spacing="uniform")
+        stump = VectorStumpLearner().fit(data, channels, crit)
     best = np.inf
     for j in range(3):
         for t in data.mapper.thresholds[j]:
@@ -128,7 +130,7 @@ def test_each_tree_layer_does_not_increase_the_loss():
     for seed in range(5):
         X = rng.normal(size=(200, 5))
         channels = random_channels(rng, 200, 4)
-        data = BinnedData(X, 30, "cython", spacing="uniform")
+        data = BinnedData(X, 30, spacing="uniform")
         scores = [LayerTreeLearner(D).fit(data, channels, ExpVector()).score for D in (1, 2, 3, 4)]
         assert all(b <= a * (1 + 1e-12) for a, b in zip(scores, scores[1:])), (seed, scores)
         assert scores[-1] < scores[0]
@@ -138,8 +140,8 @@ def test_tree_predictions_match_its_cell_sums():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(150, 4))
     channels = random_channels(rng, 150, 3)
-    data = BinnedData(X, 25, "numpy", spacing="uniform")
-    tree = LayerTreeLearner(3).fit(data, channels, ExpVector())
+    with use_backend("numpy"):
+        tree = LayerTreeLearner(3).fit(BinnedData(X, 25, spacing="uniform"), channels, ExpVector())
     leaf = tree.apply(X)
     assert tree.feature.max() >= 0 and len(tree.values) <= 8
     for c in range(len(tree.values)):
@@ -199,7 +201,10 @@ def test_bias_is_the_closed_form_constant_learner(digits):
 @pytest.mark.parametrize("depth", [1, 3])
 def test_cython_and_numpy_backends_fit_the_same_model(digits, depth):
     X, y = digits
-    fits = [REBELClassifier(n_estimators=15, max_depth=depth, backend=b).fit(X, y) for b in ("cython", "numpy")]
+    fits = []
+    for b in BACKENDS:
+        with use_backend(b):
+            fits.append(REBELClassifier(n_estimators=15, max_depth=depth).fit(X, y))
     assert_allclose(fits[0].estimator_weights_, fits[1].estimator_weights_, rtol=1e-9)
     assert_array_equal(fits[0].predict(X), fits[1].predict(X))
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from csrepro._kernels import smo, smo_ref
+from csrepro._kernels.backend import use_backend
 from csrepro.svm import dual_terms, kernel_matrix, solve_dual
 
 TOL = 1e-10  # stopping tolerance of the certified solves
@@ -123,8 +124,8 @@ def test_input_errors():
         solve_dual(K, y, p, U * 0)
     with pytest.raises(ValueError, match=r"K \(n, n\)"):
         solve_dual(K[:5], y, p, U)
-    with pytest.raises(ValueError, match="backend"):
-        solve_dual(K, y, p, U, backend="fortran")
+    with pytest.raises(ValueError, match="backend"), use_backend("fortran"):
+        solve_dual(K, y, p, U)
 
 
 def _loo_inputs(seed, n=30):

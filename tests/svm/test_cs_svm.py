@@ -6,6 +6,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
+from csrepro._kernels.backend import use_backend
 from csrepro.losses.binary import HINGE, CostSensitiveHinge, check_cs_svm_costs
 from csrepro.report.figures import paper_module
 from csrepro.svm import CostSensitiveSVC, resolve_costs
@@ -250,7 +251,8 @@ def test_labels_backends_and_errors():
     f = clf.decision_function(X)
     assert f.shape == (len(y),)
     np.testing.assert_array_equal(clf.predict(X), np.where(f > 0, "b", "a"))
-    ref = CostSensitiveSVC(C1=4.0, C_minus1=2.0, backend="numpy").fit(X, y)
+    with use_backend("numpy"):
+        ref = CostSensitiveSVC(C1=4.0, C_minus1=2.0).fit(X, y)
     np.testing.assert_allclose(ref.decision_function(X), f, rtol=1e-10, atol=1e-12)
     assert not hasattr(clf, "predict_proba") and not hasattr(clf, "coef_")
     with pytest.raises(ValueError, match="Only binary classification is supported"):

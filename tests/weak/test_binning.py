@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.weak.binning import BinMapper, BinnedData, quantile_groups
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
@@ -59,8 +60,8 @@ def test_quantile_groups_balance_counts():
 def test_bad_max_bins():
     with pytest.raises(ValueError, match="max_bins"):
         BinMapper.fit(np.ones((3, 1)), max_bins=1)
-    with pytest.raises(ValueError, match="backend"):
-        BinnedData(np.ones((3, 1)), backend="fortran")
+    with pytest.raises(ValueError, match="backend"), use_backend("fortran"):
+        BinnedData(np.ones((3, 1)))
     with pytest.raises(ValueError, match="max_bins"):  # checked at once, though the binning waits
         BinnedData(np.ones((3, 1)), max_bins=1)
 
@@ -124,7 +125,7 @@ def repeated_data(draw):
     kind = draw(st.sampled_from(["none", "sorted", "shuffled", "repeats", "small"]))
     samples = {"none": None, "sorted": np.flatnonzero(rng.random(n) < 0.8), "shuffled": rng.permutation(n)[:n - 1],
                "repeats": rng.integers(0, n, n), "small": np.array([int(rng.integers(n))])}[kind]
-    return X, channels, samples, draw(st.integers(2, 8)), draw(st.sampled_from(["cython", "numpy"]))
+    return X, channels, samples, draw(st.integers(2, 8)), draw(st.sampled_from(BACKENDS))
 
 
 @settings(max_examples=200, deadline=None)
@@ -136,7 +137,8 @@ def test_sparse_and_dense_histograms_agree(problem):
     from csrepro._kernels import histogram_ref
 
     X, channels, samples, n_thresholds, backend = problem
-    data = BinnedData(X, n_thresholds, backend, spacing="uniform")
+    with use_backend(backend):
+        data = BinnedData(X, n_thresholds, spacing="uniform")
     m = data.mapper
     dense = histogram_ref.histogram(data.codes, m.offsets, channels, samples,
                                     np.empty((m.total_bins, channels.shape[1])))
@@ -169,7 +171,7 @@ def test_histogram_nodes_without_a_sparse_layout(max_bins, spacing):
 def test_row_subsets_take_the_sparse_pass_unless_small_or_repeated():
     rng = np.random.default_rng(3)
     X = np.where(rng.random((1000, 5)) < 0.95, 0.0, rng.normal(size=(1000, 5)))
-    data = BinnedData(X, 10, "cython", spacing="uniform")
+    data = BinnedData(X, 10, spacing="uniform")
     calls = []
     nodes = data.histogram_nodes
     data.histogram_nodes = lambda *a: calls.append(a[1]) or nodes(*a)

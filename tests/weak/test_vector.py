@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
+from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.boosting.rebel import REBELClassifier
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete
@@ -73,10 +74,11 @@ def sparse_problem(seed, n=300, d=12, K=4):
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_one_histogram_per_layer_grows_the_per_leaf_tree(seed, backend):
     X, _, channels = sparse_problem(seed)
-    data = BinnedData(X, 20, backend, spacing="uniform")
+    with use_backend(backend):
+        data = BinnedData(X, 20, spacing="uniform")  # keeps the backend's kernels
     assert (data.layout.default >= 0).sum() > 0
     tree = LayerTreeLearner(4).fit(data, channels, ExpVector())
     rules, leaf, values = per_leaf_tree(data, channels, 4)
@@ -91,8 +93,10 @@ def test_one_histogram_per_layer_grows_the_per_leaf_tree(seed, backend):
 def test_backends_grow_the_same_tree(depth):
     for seed in range(5):
         X, _, channels = sparse_problem(10 + seed)
-        trees = [LayerTreeLearner(depth).fit(BinnedData(X, 30, b, spacing="uniform"), channels, ExpVector())
-                 for b in ("cython", "numpy")]
+        trees = []
+        for b in BACKENDS:
+            with use_backend(b):
+                trees.append(LayerTreeLearner(depth).fit(BinnedData(X, 30, spacing="uniform"), channels, ExpVector()))
         for name in ("feature", "threshold", "left", "right", "leaf", "values", "cell_sums"):
             assert_array_equal(getattr(trees[0], name), getattr(trees[1], name), err_msg=name)
         assert trees[0].score == pytest.approx(trees[1].score, rel=1e-13)
@@ -101,23 +105,26 @@ def test_backends_grow_the_same_tree(depth):
 @pytest.mark.parametrize("depth", [1, 4])
 def test_rebel_backends_give_the_same_predictions_on_sparse_features(depth):
     X, y, _ = sparse_problem(20, n=400, d=20)
-    fits = [REBELClassifier(n_estimators=12, max_depth=depth, n_bins=50, backend=b).fit(X, y)
-            for b in ("cython", "numpy")]
+    fits = []
+    for b in BACKENDS:
+        with use_backend(b):
+            fits.append(REBELClassifier(n_estimators=12, max_depth=depth, n_bins=50).fit(X, y))
     assert_allclose(fits[0].estimator_weights_, fits[1].estimator_weights_, rtol=1e-9)
     assert_array_equal(fits[0].predict(X), fits[1].predict(X))
     assert_allclose(fits[0].train_loss_, fits[1].train_loss_, rtol=1e-12)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 4])
-@pytest.mark.parametrize("backend", ["cython", "numpy"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("n_bins", [20, 300])  # 300: more than 256 bins, int32 codes and NumPy routing
 def test_training_cells_are_the_cells_of_the_raw_features(depth, backend, n_bins):
     """fit_cells' training-row cells (read off the bin codes while growing) are h.apply / the stump's side on X."""
     for seed in range(4):
         X, _, channels = sparse_problem(20 + seed, n=400)
         X[:, 5] = np.random.default_rng(seed).normal(size=len(X))  # a dense feature with many distinct values
-        h, cells = LayerTreeLearner(depth).fit_cells(BinnedData(X, n_bins, backend, spacing="uniform"), channels,
-                                                     ExpVector())
+        with use_backend(backend):
+            h, cells = LayerTreeLearner(depth).fit_cells(BinnedData(X, n_bins, spacing="uniform"), channels,
+                                                         ExpVector())
         want = h.apply(X) if depth > 1 else (X[:, h.feature] > h.threshold).astype(int)
         assert_array_equal(cells, want)
         assert_array_equal(h.values[cells], h.predict(X))
