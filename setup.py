@@ -1,6 +1,8 @@
 """Build the Cython kernels; all metadata lives in pyproject.toml.
 
-A kernel with a Tempita template (``<name>.pyx.tp``) has its ``.pyx`` generated from it here.
+A kernel with a Tempita template (``<name>.pyx.tp``) has its ``.pyx`` generated from it here.  A kernel's SIMD C
+lives in ``csrepro/_kernels/include/<name>_simd.h`` (declared in ``_simd_<name>.pxd``; that folder is on every
+kernel's include path, and a kernel is rebuilt when its header changes).  Every kernel compiles with -Wall -Wextra.
 """
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from setuptools import Extension, setup
 
 KERNELS = ["exp_losses", "linear_scan", "smo", "cs_ada_step", "histogram", "vector_scan"]
 KERNEL_DIR = Path(__file__).resolve().parent / "csrepro" / "_kernels"
+INCLUDE = "csrepro/_kernels/include"  # relative: setuptools runs this file from the project root
 
 for template in KERNEL_DIR.glob("*.pyx.tp"):
     pyx = template.with_suffix("")
@@ -18,16 +21,21 @@ for template in KERNEL_DIR.glob("*.pyx.tp"):
     if not pyx.exists() or pyx.read_text() != text:  # rewrite only on change: cythonize goes by mtime
         pyx.write_text(text)
 
-extensions = [
-    Extension(
+
+def extension(name):
+    """The Extension of kernel ``name``, its SIMD header (if it has one) as a dependency."""
+    header = KERNEL_DIR / "include" / f"{name}_simd.h"
+    return Extension(
         f"csrepro._kernels.{name}",
         [f"csrepro/_kernels/{name}.pyx"],
-        include_dirs=[np.get_include()],
+        include_dirs=[np.get_include(), INCLUDE],
+        depends=[f"{INCLUDE}/{header.name}"] if header.exists() else [],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "-fno-math-errno", "-fno-trapping-math"],
+        extra_compile_args=["-O3", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wextra"],
     )
-    for name in KERNELS
-]
+
+
+extensions = [extension(name) for name in KERNELS]
 
 setup(
     ext_modules=cythonize(

@@ -1,0 +1,394 @@
+/* histogram_simd.h -- the C of the kernel csrepro/_kernels/histogram.pyx (declared for Cython in
+   _simd_histogram.pxd): the bin sums' inner loops (runs of one bin summed in registers, the sparse and dense
+   passes of histogram_nodes) and route_rows' row loop, in SSE2 where the compiler targets it and AVX / AVX2
+   functions compiled for those targets whatever the flags, chosen at run time where the CPU has them; plain C
+   otherwise.  Every floating-point path performs the scalar loop's IEEE additions in its order: the same bits. */
+#ifndef CSREPRO_HISTOGRAM_SIMD_H
+#define CSREPRO_HISTOGRAM_SIMD_H
+
+#include <Python.h>  /* Py_ssize_t */
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#endif
+#if defined(__SSE2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define CSREPRO_AVX 1  /* AVX runs: compiled for AVX whatever the flags, used where the CPU has it */
+#endif
+
+/* ---- histogram, histogram_fm: one bin's channels, and runs of samples in one bin ---- */
+/* dst[c] += src[c] for c < k: one IEEE addition per element, so the same bits as the scalar loop. */
+static inline void csrepro_hist_add(double* __restrict dst, const double* __restrict src, Py_ssize_t k) {
+    Py_ssize_t c = 0;
+#if defined(__SSE2__)
+    for (; c + 2 <= k; c += 2)
+        _mm_storeu_pd(dst + c, _mm_add_pd(_mm_loadu_pd(dst + c), _mm_loadu_pd(src + c)));
+#endif
+    for (; c < k; c++)
+        dst[c] += src[c];
+}
+#if defined(__SSE2__)
+/* One feature, rows t0..t1 (rows[t], or t when rows is NULL), k = 2 NV channels: a run of samples in one
+   bin is summed in registers, loaded from and stored back to the bin once: the additions to each bin and
+   their order are those of the row-at-a-time loop, hence the same bits (SSE2: NV registers of 2 doubles;
+   AVX: NV / 2 of 4, and one of 2 for odd NV -- element-wise IEEE additions either way). */
+#define CSREPRO_RUN(NV, NAME, ROWT)                                                                     \
+static inline void NAME##_##NV(double* out, const unsigned char* codes, Py_ssize_t o, const double* ch, \
+                               const ROWT* rows, Py_ssize_t t0, Py_ssize_t t1) {                        \
+    const Py_ssize_t k = 2 * NV;                                                                        \
+    __m128d acc[NV];                                                                                    \
+    Py_ssize_t t = t0, i, v;                                                                            \
+    unsigned char b;                                                                                    \
+    double* dst;                                                                                        \
+    while (t < t1) {                                                                                    \
+        i = rows ? rows[t] : t;                                                                         \
+        b = codes[i];                                                                                   \
+        dst = out + (o + b) * k;                                                                        \
+        for (v = 0; v < NV; v++) acc[v] = _mm_loadu_pd(dst + 2 * v);                                    \
+        for (;;) {                                                                                      \
+            const double* src = ch + i * k;                                                             \
+            for (v = 0; v < NV; v++) acc[v] = _mm_add_pd(acc[v], _mm_loadu_pd(src + 2 * v));            \
+            if (++t >= t1) break;                                                                       \
+            i = rows ? rows[t] : t;                                                                     \
+            if (codes[i] != b) break;                                                                   \
+        }                                                                                               \
+        for (v = 0; v < NV; v++) _mm_storeu_pd(dst + 2 * v, acc[v]);                                    \
+    }                                                                                                   \
+}
+#if defined(CSREPRO_AVX)
+#define CSREPRO_RUN_AVX(NV, NAME, ROWT)                                                                     \
+__attribute__((target("avx")))                                                                              \
+static inline void NAME##_avx_##NV(double* out, const unsigned char* codes, Py_ssize_t o, const double* ch, \
+                                   const ROWT* rows, Py_ssize_t t0, Py_ssize_t t1) {                        \
+    const Py_ssize_t k = 2 * NV;                                                                            \
+    __m256d acc[NV / 2];                                                                                    \
+    __m128d tail = _mm_setzero_pd();                                                                        \
+    Py_ssize_t t = t0, i, v;                                                                                \
+    unsigned char b;                                                                                        \
+    double* dst;                                                                                            \
+    while (t < t1) {                                                                                        \
+        i = rows ? rows[t] : t;                                                                             \
+        b = codes[i];                                                                                       \
+        dst = out + (o + b) * k;                                                                            \
+        for (v = 0; v < NV / 2; v++) acc[v] = _mm256_loadu_pd(dst + 4 * v);                                 \
+        if (NV & 1) tail = _mm_loadu_pd(dst + k - 2);                                                       \
+        for (;;) {                                                                                          \
+            const double* src = ch + i * k;                                                                 \
+            for (v = 0; v < NV / 2; v++) acc[v] = _mm256_add_pd(acc[v], _mm256_loadu_pd(src + 4 * v));      \
+            if (NV & 1) tail = _mm_add_pd(tail, _mm_loadu_pd(src + k - 2));                                 \
+            if (++t >= t1) break;                                                                           \
+            i = rows ? rows[t] : t;                                                                         \
+            if (codes[i] != b) break;                                                                       \
+        }                                                                                                   \
+        for (v = 0; v < NV / 2; v++) _mm256_storeu_pd(dst + 4 * v, acc[v]);                                 \
+        if (NV & 1) _mm_storeu_pd(dst + k - 2, tail);                                                       \
+    }                                                                                                       \
+}
+static inline int csrepro_has_avx(void) {
+    static int has = -1;  /* a benign race: every thread stores the same value */
+    if (has < 0) {
+        __builtin_cpu_init();
+        has = __builtin_cpu_supports("avx") ? 1 : 0;
+    }
+    return has;
+}
+#define CSREPRO_AVX_CASE(NV, NAME) case 2 * NV: NAME##_avx_##NV(out, codes, o, ch, rows, t0, t1); return 1;
+#else
+#define CSREPRO_RUN_AVX(NV, NAME, ROWT)
+static inline int csrepro_has_avx(void) { return 0; }
+#define CSREPRO_AVX_CASE(NV, NAME)
+#endif
+#define CSREPRO_RUNS(NAME, ROWT)                                                                       \
+CSREPRO_RUN(4, NAME, ROWT) CSREPRO_RUN(5, NAME, ROWT) CSREPRO_RUN(6, NAME, ROWT)                       \
+CSREPRO_RUN(7, NAME, ROWT) CSREPRO_RUN(8, NAME, ROWT) CSREPRO_RUN(9, NAME, ROWT)                       \
+CSREPRO_RUN(10, NAME, ROWT) CSREPRO_RUN(11, NAME, ROWT) CSREPRO_RUN(12, NAME, ROWT)                    \
+CSREPRO_RUN_AVX(4, NAME, ROWT) CSREPRO_RUN_AVX(5, NAME, ROWT) CSREPRO_RUN_AVX(6, NAME, ROWT)           \
+CSREPRO_RUN_AVX(7, NAME, ROWT) CSREPRO_RUN_AVX(8, NAME, ROWT) CSREPRO_RUN_AVX(9, NAME, ROWT)           \
+CSREPRO_RUN_AVX(10, NAME, ROWT) CSREPRO_RUN_AVX(11, NAME, ROWT) CSREPRO_RUN_AVX(12, NAME, ROWT)        \
+/* 1 when handled (k even, 8 <= k <= 24; fewer channels are faster four features at a time), 0 for     \
+   the caller's generic loop. */                                                                       \
+static inline int NAME(double* out, const unsigned char* codes, Py_ssize_t o, const double* ch,        \
+                       Py_ssize_t k, const ROWT* rows, Py_ssize_t t0, Py_ssize_t t1) {                 \
+    if (csrepro_has_avx()) {                                                                           \
+        switch (k) {                                                                                   \
+        CSREPRO_AVX_CASE(4, NAME) CSREPRO_AVX_CASE(5, NAME) CSREPRO_AVX_CASE(6, NAME)                  \
+        CSREPRO_AVX_CASE(7, NAME) CSREPRO_AVX_CASE(8, NAME) CSREPRO_AVX_CASE(9, NAME)                  \
+        CSREPRO_AVX_CASE(10, NAME) CSREPRO_AVX_CASE(11, NAME) CSREPRO_AVX_CASE(12, NAME)               \
+        default: return 0;                                                                             \
+        }                                                                                              \
+    }                                                                                                  \
+    switch (k) {                                                                                       \
+    case 8: NAME##_4(out, codes, o, ch, rows, t0, t1); return 1;                                       \
+    case 10: NAME##_5(out, codes, o, ch, rows, t0, t1); return 1;                                      \
+    case 12: NAME##_6(out, codes, o, ch, rows, t0, t1); return 1;                                      \
+    case 14: NAME##_7(out, codes, o, ch, rows, t0, t1); return 1;                                      \
+    case 16: NAME##_8(out, codes, o, ch, rows, t0, t1); return 1;                                      \
+    case 18: NAME##_9(out, codes, o, ch, rows, t0, t1); return 1;                                      \
+    case 20: NAME##_10(out, codes, o, ch, rows, t0, t1); return 1;                                     \
+    case 22: NAME##_11(out, codes, o, ch, rows, t0, t1); return 1;                                     \
+    case 24: NAME##_12(out, codes, o, ch, rows, t0, t1); return 1;                                     \
+    default: return 0;                                                                                 \
+    }                                                                                                  \
+}
+/* csrepro_hist_run: rows t (rows NULL) or rows[t], Py_ssize_t; csrepro_hist_run32: int32 rows (the sparse
+   features' row indices). */
+CSREPRO_RUNS(csrepro_hist_run, Py_ssize_t)
+CSREPRO_RUNS(csrepro_hist_run32, int)
+#else  /* no SSE2: the caller's generic loop */
+static inline int csrepro_hist_run(double* out, const unsigned char* codes, Py_ssize_t o, const double* ch,
+                                   Py_ssize_t k, const Py_ssize_t* rows, Py_ssize_t t0, Py_ssize_t t1) {
+    (void)out; (void)codes; (void)o; (void)ch; (void)k; (void)rows; (void)t0; (void)t1;
+    return 0;
+}
+static inline int csrepro_hist_run32(double* out, const unsigned char* codes, Py_ssize_t o, const double* ch,
+                                     Py_ssize_t k, const int* rows, Py_ssize_t t0, Py_ssize_t t1) {
+    (void)out; (void)codes; (void)o; (void)ch; (void)k; (void)rows; (void)t0; (void)t1;
+    return 0;
+}
+#endif
+
+/* ---- histogram_nodes: nodes' bins zeroed, sparse and dense features, the sparse features' default bin ---- */
+/* The bins o..o+m-1 of every node v < V of out (V, B, k), zeroed. */
+static inline void csrepro_zero_bins(double* out, Py_ssize_t V, Py_ssize_t B, Py_ssize_t k, Py_ssize_t o,
+                                     Py_ssize_t m) {
+    Py_ssize_t v;
+    for (v = 0; v < V; v++)
+        memset(out + (v * B + o) * k, 0, (size_t)(m * k) * sizeof(double));
+}
+/* One sparse feature's entries p..e-1 (rows below t1), rows labelled by node (nd; -1: none), k = 3 channels:
+   dst += src as csrepro_hist_add (an SSE2 pair and one scalar: the same IEEE additions).  Returns the first
+   entry not read. */
+static inline Py_ssize_t csrepro_sparse3(double* base, Py_ssize_t Bk, const unsigned char* codes, Py_ssize_t o,
+                                         const double* ch, const int* nd, const int* indices, Py_ssize_t p,
+                                         Py_ssize_t e, Py_ssize_t t1) {
+    for (; p < e; p++) {
+        Py_ssize_t i = indices[p], v;
+        double* dst;
+        const double* src;
+        if (i >= t1) break;
+        v = nd[i];
+        if (v < 0) continue;
+        dst = base + v * Bk + (o + codes[i]) * 3;
+        src = ch + i * 3;
+#if defined(__SSE2__)
+        _mm_storeu_pd(dst, _mm_add_pd(_mm_loadu_pd(dst), _mm_loadu_pd(src)));
+#else
+        dst[0] += src[0];
+        dst[1] += src[1];
+#endif
+        dst[2] += src[2];
+    }
+    return p;
+}
+/* The default bin df of a sparse feature (bins o..o+m-1) in every node v < V, k = 3 channels: tot[v] less the
+   feature's other bins, these added in increasing bin order from 0.0 (as the generic loop); two nodes at a time
+   (independent chains of additions). */
+static inline void csrepro_default3(double* base, Py_ssize_t V, Py_ssize_t Bk, Py_ssize_t o, Py_ssize_t m,
+                                    Py_ssize_t df, const double* tot) {
+    Py_ssize_t v = 0, b;
+#if defined(__SSE2__)
+    for (; v + 2 <= V; v += 2) {
+        double* na = base + v * Bk + o * 3;
+        double* nb = na + Bk;
+        __m128d sa = _mm_setzero_pd(), sb = _mm_setzero_pd();
+        double sa2 = 0.0, sb2 = 0.0;
+        for (b = 0; b < m; b++) {
+            if (b == df) continue;
+            sa = _mm_add_pd(sa, _mm_loadu_pd(na + 3 * b));
+            sa2 += na[3 * b + 2];
+            sb = _mm_add_pd(sb, _mm_loadu_pd(nb + 3 * b));
+            sb2 += nb[3 * b + 2];
+        }
+        _mm_storeu_pd(na + 3 * df, _mm_sub_pd(_mm_loadu_pd(tot + 3 * v), sa));
+        na[3 * df + 2] = tot[3 * v + 2] - sa2;
+        _mm_storeu_pd(nb + 3 * df, _mm_sub_pd(_mm_loadu_pd(tot + 3 * v + 3), sb));
+        nb[3 * df + 2] = tot[3 * v + 5] - sb2;
+    }
+#endif
+    for (; v < V; v++) {
+        double* na = base + v * Bk + o * 3;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+        for (b = 0; b < m; b++) {
+            if (b == df) continue;
+            s0 += na[3 * b];
+            s1 += na[3 * b + 1];
+            s2 += na[3 * b + 2];
+        }
+        na[3 * df] = tot[3 * v] - s0;
+        na[3 * df + 1] = tot[3 * v + 1] - s1;
+        na[3 * df + 2] = tot[3 * v + 2] - s2;
+    }
+}
+/* Four dense features (codes c[0..3], offsets o[0..3]), rows t0..t1-1 labelled by node (nd; -1: none), k = 3
+   channels. */
+static inline void csrepro_dense3x4(double* base, Py_ssize_t Bk, const unsigned char* const* c,
+                                    const Py_ssize_t* o, const double* ch, const int* nd, Py_ssize_t t0,
+                                    Py_ssize_t t1) {
+    Py_ssize_t i, f;
+    for (i = t0; i < t1; i++) {
+        Py_ssize_t v = nd[i];
+        const double* src = ch + i * 3;
+        double* nb;
+        if (v < 0) continue;
+        nb = base + v * Bk;
+        for (f = 0; f < 4; f++) {
+            double* dst = nb + (o[f] + c[f][i]) * 3;
+#if defined(__SSE2__)
+            _mm_storeu_pd(dst, _mm_add_pd(_mm_loadu_pd(dst), _mm_loadu_pd(src)));
+#else
+            dst[0] += src[0];
+            dst[1] += src[1];
+#endif
+            dst[2] += src[2];
+        }
+    }
+}
+
+/* ---- route_rows ---- */
+/* route_rows on a per-node table: off[v] (the node's feature row in codes_t, as feature x n; 0 when v is not
+   split), above[v] (a code above it goes right; 255 when not split: never), left[v], step[v] = right[v] -
+   left[v] (0 when not split).  Rows with node < 0 stay.  Rows t0..n-1 (scalar). */
+static inline void csrepro_route(const unsigned char* codes, int* node, Py_ssize_t t0, Py_ssize_t n,
+                                 const Py_ssize_t* off, const int* above, const int* left, const int* step) {
+    Py_ssize_t i;
+    for (i = t0; i < n; i++) {
+        int v = node[i];
+        if (v >= 0)
+            node[i] = left[v] + (codes[off[v] + i] > above[v]) * step[v];
+    }
+}
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+static inline int csrepro_route_has_avx2(void) {
+    static int has = -1;  /* a benign race: every thread stores the same value */
+    if (has < 0) {
+        __builtin_cpu_init();
+        has = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return has;
+}
+/* The largest node id of rows 0..n-1 (INT_MIN when none). */
+__attribute__((target("avx2")))
+static inline int csrepro_max_id_avx2(const int* node, Py_ssize_t n) {
+    __m256i m = _mm256_set1_epi32(-2147483647 - 1);
+    int r = -2147483647 - 1, t[8];
+    Py_ssize_t i = 0, q;
+    for (; i + 8 <= n; i += 8)
+        m = _mm256_max_epi32(m, _mm256_loadu_si256((const __m256i*)(node + i)));
+    _mm256_storeu_si256((__m256i*)t, m);
+    for (q = 0; q < 8; q++)
+        r = t[q] > r ? t[q] : r;
+    for (; i < n; i++)
+        r = node[i] > r ? node[i] : r;
+    return r;
+}
+/* Eight rows at a time, at most 16 nodes: the table looked up in registers (a permute; two and a blend past 8
+   nodes), the codes gathered (32-bit reads at byte offsets: rows up to n - 11 only, so that no read passes the
+   feature's row; off32 = feature x n must fit an int32 with n).  Integer operations only: the same ids as the
+   scalar loop.  Returns the first row not routed. */
+#define CSREPRO_ROUTE_AVX2(NAME, LOOK)                                                                            \
+__attribute__((target("avx2")))                                                                                   \
+static inline Py_ssize_t NAME(const unsigned char* codes, int* node, Py_ssize_t n, const int* off32,              \
+                              const int* above, const int* left, const int* step) {                               \
+    const __m256i o0 = _mm256_loadu_si256((const __m256i*)off32);                                                 \
+    const __m256i o1 = _mm256_loadu_si256((const __m256i*)(off32 + 8));                                           \
+    const __m256i a0 = _mm256_loadu_si256((const __m256i*)above);                                                 \
+    const __m256i a1 = _mm256_loadu_si256((const __m256i*)(above + 8));                                           \
+    const __m256i l0 = _mm256_loadu_si256((const __m256i*)left);                                                  \
+    const __m256i l1 = _mm256_loadu_si256((const __m256i*)(left + 8));                                            \
+    const __m256i s0 = _mm256_loadu_si256((const __m256i*)step);                                                  \
+    const __m256i s1 = _mm256_loadu_si256((const __m256i*)(step + 8));                                            \
+    const __m256i seven = _mm256_set1_epi32(7), none = _mm256_set1_epi32(-1), ff = _mm256_set1_epi32(0xFF);       \
+    const __m256i eight = _mm256_set1_epi32(8);                                                                   \
+    __m256i rows = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);                                                     \
+    Py_ssize_t i = 0;                                                                                             \
+    (void)o1; (void)a1; (void)l1; (void)s1;  /* unused by the 8-node variant */                                   \
+    for (; i + 11 <= n; i += 8) {                                                                                 \
+        __m256i nv = _mm256_loadu_si256((const __m256i*)(node + i));                                              \
+        __m256i valid = _mm256_cmpgt_epi32(nv, none), hi = _mm256_cmpgt_epi32(nv, seven);                         \
+        __m256i of = LOOK(o0, o1), ab = LOOK(a0, a1), lf = LOOK(l0, l1), st = LOOK(s0, s1);                       \
+        __m256i c = _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), (const int*)codes,                        \
+                                                _mm256_add_epi32(of, rows), valid, 1);                            \
+        __m256i nw = _mm256_add_epi32(lf, _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_and_si256(c, ff), ab), st)); \
+        _mm256_storeu_si256((__m256i*)(node + i), _mm256_blendv_epi8(nv, nw, valid));                             \
+        rows = _mm256_add_epi32(rows, eight);                                                                     \
+        (void)hi;                                                                                                 \
+    }                                                                                                             \
+    return i;                                                                                                     \
+}
+#define CSREPRO_LOOK16(T0, T1) \
+    _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(T0, nv), _mm256_permutevar8x32_epi32(T1, nv), hi)
+#define CSREPRO_LOOK8(T0, T1) _mm256_permutevar8x32_epi32(T0, nv)
+CSREPRO_ROUTE_AVX2(csrepro_route_avx2_16, CSREPRO_LOOK16)
+CSREPRO_ROUTE_AVX2(csrepro_route_avx2_8, CSREPRO_LOOK8)
+/* At most 16 nodes of which S <= 8 are split: no gather -- for each split node u (feature row at soff[u],
+   bin sab[u]) eight codes read at once, and a row goes right when its node is u and its code > sab[u]. */
+#define CSREPRO_ROUTE_SPLIT(NAME, LOOK)                                                                        \
+__attribute__((target("avx2")))                                                                                \
+static inline Py_ssize_t NAME(const unsigned char* codes, int* node, Py_ssize_t n, int S, const int* su,       \
+                              const Py_ssize_t* soff, const int* sab, const int* left, const int* step) {      \
+    const __m256i l0 = _mm256_loadu_si256((const __m256i*)left);                                               \
+    const __m256i l1 = _mm256_loadu_si256((const __m256i*)(left + 8));                                         \
+    const __m256i s0 = _mm256_loadu_si256((const __m256i*)step);                                               \
+    const __m256i s1 = _mm256_loadu_si256((const __m256i*)(step + 8));                                         \
+    const __m256i seven = _mm256_set1_epi32(7), none = _mm256_set1_epi32(-1);                                  \
+    __m256i U[8], A[8];                                                                                        \
+    Py_ssize_t i = 0;                                                                                          \
+    int u;                                                                                                     \
+    (void)l1; (void)s1;  /* unused by the 8-node variant */                                                    \
+    for (u = 0; u < S; u++) {                                                                                  \
+        U[u] = _mm256_set1_epi32(su[u]);                                                                       \
+        A[u] = _mm256_set1_epi32(sab[u]);                                                                      \
+    }                                                                                                          \
+    for (; i + 8 <= n; i += 8) {                                                                               \
+        __m256i nv = _mm256_loadu_si256((const __m256i*)(node + i));                                           \
+        __m256i valid = _mm256_cmpgt_epi32(nv, none), hi = _mm256_cmpgt_epi32(nv, seven);                      \
+        __m256i right = _mm256_setzero_si256(), lf, st;                                                        \
+        for (u = 0; u < S; u++) {                                                                              \
+            __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i*)(codes + soff[u] + i)));          \
+            right = _mm256_or_si256(right, _mm256_and_si256(_mm256_cmpeq_epi32(nv, U[u]),                      \
+                                                            _mm256_cmpgt_epi32(c, A[u])));                     \
+        }                                                                                                      \
+        lf = LOOK(l0, l1);                                                                                     \
+        st = LOOK(s0, s1);                                                                                     \
+        _mm256_storeu_si256((__m256i*)(node + i),                                                              \
+                            _mm256_blendv_epi8(nv, _mm256_add_epi32(lf, _mm256_and_si256(right, st)), valid)); \
+        (void)hi;                                                                                              \
+    }                                                                                                          \
+    return i;                                                                                                  \
+}
+CSREPRO_ROUTE_SPLIT(csrepro_route_split_16, CSREPRO_LOOK16)
+CSREPRO_ROUTE_SPLIT(csrepro_route_split_8, CSREPRO_LOOK8)
+static inline Py_ssize_t csrepro_route_split(const unsigned char* codes, int* node, Py_ssize_t n, Py_ssize_t V,
+                                             int S, const int* su, const Py_ssize_t* soff, const int* sab,
+                                             const int* left, const int* step) {
+    return V <= 8 ? csrepro_route_split_8(codes, node, n, S, su, soff, sab, left, step)
+                  : csrepro_route_split_16(codes, node, n, S, su, soff, sab, left, step);
+}
+static inline Py_ssize_t csrepro_route_avx2(const unsigned char* codes, int* node, Py_ssize_t n, Py_ssize_t V,
+                                            const int* off32, const int* above, const int* left, const int* step) {
+    return V <= 8 ? csrepro_route_avx2_8(codes, node, n, off32, above, left, step)
+                  : csrepro_route_avx2_16(codes, node, n, off32, above, left, step);
+}
+#else
+static inline int csrepro_route_has_avx2(void) { return 0; }
+/* Stubs never called (route_rows checks csrepro_route_has_avx2 first). */
+static inline int csrepro_max_id_avx2(const int* node, Py_ssize_t n) {
+    (void)node; (void)n;
+    return 0;
+}
+static inline Py_ssize_t csrepro_route_avx2(const unsigned char* codes, int* node, Py_ssize_t n, Py_ssize_t V,
+                                            const int* off32, const int* above, const int* left, const int* step) {
+    (void)codes; (void)node; (void)n; (void)V; (void)off32; (void)above; (void)left; (void)step;
+    return 0;
+}
+static inline Py_ssize_t csrepro_route_split(const unsigned char* codes, int* node, Py_ssize_t n, Py_ssize_t V,
+                                             int S, const int* su, const Py_ssize_t* soff, const int* sab,
+                                             const int* left, const int* step) {
+    (void)codes; (void)node; (void)n; (void)V; (void)S; (void)su; (void)soff; (void)sab; (void)left; (void)step;
+    return 0;
+}
+#endif
+
+#endif  /* CSREPRO_HISTOGRAM_SIMD_H */
