@@ -29,6 +29,7 @@ from sklearn.model_selection import LeaveOneOut, ParameterGrid, StratifiedKFold
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csrepro._kernels import backend
 from csrepro.cache import fingerprint, named_cache
 from csrepro.metrics import detection_at_rate
 from csrepro.validation import IntegerInterval, check_binary_classes, check_targets
@@ -156,7 +157,8 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         """Cached entry {"scores": [out-of-fold decision values per grid point], "models": {}} of (X, y)."""
         est = self._template(template, {})
         key = fingerprint(f"{type(est).__module__}.{type(est).__qualname__}",
-                          repr(sorted(est.get_params(deep=False).items(), key=str)), grid, self.cv, self.cv_seed, X, y)
+                          repr(sorted(est.get_params(deep=False).items(), key=str)), grid, self.cv, self.cv_seed, X, y,
+                          backend.current())
 
         def cross_validate():
             splits = self._splits(ys)

@@ -34,7 +34,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from csrepro._kernels import smo
+from csrepro._kernels import backend, smo
 from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import validate_cost_matrix
 from csrepro.selection.detection_rate import (
@@ -169,7 +169,7 @@ class _GridSVC(ClassifierMixin, BaseEstimator):
         paths = {}
         for w in dict.fromkeys((f.w_pos, f.w_neg) for f in forms.values()):
             Cs = tuple(sorted({f.C for f in forms.values() if (f.w_pos, f.w_neg) == w}))
-            key = fingerprint(data_key, self.cv, seed, w, Cs, self.tol, self.max_iter)
+            key = fingerprint(data_key, self.cv, seed, w, Cs, self.tol, self.max_iter, backend.current())
             path = PATHS.get(key, lambda: out_of_fold_path(K, ys, *w, np.array(Cs), splits, self.tol, self.max_iter))
             paths.update({(w, C): found for C, found in zip(Cs, path)})
         scored = []
