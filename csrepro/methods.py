@@ -36,7 +36,7 @@ Ids by source:
   (``param_grid``) and threshold chosen for a target detection rate on the training part
   (:func:`detection_rate`; Sec. VI.E's protocol);
 * O'Brien, Gupta & Gray 2008 (decisions from probability estimates, :func:`rule_on_model`): a decision rule of
-  :data:`DECISION_RULES` on a probability model of :data:`PROBABILITY_MODELS` (``model: nb | rda``):
+  :data:`DECISION_RULES` on a probability model of :data:`PROBABILITY_MODELS` (``model: nb | rda | lr | hgb``):
   ``bayes_rule`` (eq. 1 on the raw estimates), ``partition_matrix`` (eq. 12, ``form``), ``lachiche_flach``,
   ``mossman``, ``metacost``, and the peers ``calibrated_bayes`` / ``calibrated_isotonic`` / ``calibrated_sigmoid``
   (scikit-learn's CalibratedClassifierCV + eq. 1) and
@@ -89,6 +89,7 @@ from csrepro.baselines import (
     MultinomialLogisticRegression,
     TunedCalibratedBayesClassifier,
 )
+from csrepro.baselines.reductions import reduction_base
 from csrepro.boosting.aoso import AOSOLogitBoostClassifier
 from csrepro.boosting.binary import (
     AdaBoostClassifier,
@@ -316,8 +317,17 @@ def samme(n_estimators=200, max_depth=3, learning_rate=1.0, random_state=None):
 # ----- O'Brien, Gupta & Gray 2008: decisions from probability estimates -------------------------
 OBRIEN = "O'Brien, Gupta & Gray 2008"
 #: ``model`` -> the probability model of O'Brien et al. Sec. 6 (naive Bayes for discrete features, regularised QDA)
+def hgb_probabilities(**params):
+    """Cost-blind calibrated scikit-learn HistGradientBoosting probabilities, the model under the O'Brien rules of
+    the leaderboard (issue 30): :func:`gbdt_calibrated` (``library="sklearn"``) without costs -- depth and rounds
+    chosen on a validation part by the 0-1 error, then sigmoid calibration -- with ``params`` (its keywords, e.g.
+    ``n_estimators``, ``max_depth_grid``); seeded 0, so that the fitted model is a function of its training rows."""
+    return gbdt_calibrated(library="sklearn", random_state=0, **params)
+
+
 PROBABILITY_MODELS = {"nb": QuantizedNaiveBayes, "rda": RegularizedDiscriminantAnalysis,
-                      "lr": MultinomialLogisticRegression}  # lr: a modern peer (issue 21), C=1, lbfgs
+                      "lr": MultinomialLogisticRegression,  # lr: a modern peer (issue 21), C=1, lbfgs
+                      "hgb": hgb_probabilities}  # hgb: calibrated gradient boosting (issue 30)
 #: rule (its method id) -> (meta-estimator taking ``estimator``, ``cost_matrix``, ``labels``, ``random_state``; source)
 DECISION_RULES = {
     "bayes_rule": (BayesRuleClassifier, f"{OBRIEN} eq. (1) on the model's own estimates"),
@@ -330,14 +340,26 @@ DECISION_RULES = {
 }
 
 
-def rule_on_model(rule, model="rda", cost_matrix=None, random_state=None, labels=None, **params):
-    """``DECISION_RULES[rule]`` (with ``params``) around a default ``PROBABILITY_MODELS[model]``."""
+def rule_on_model(rule, model="rda", cost_matrix=None, random_state=None, labels=None, model_params=None,
+                  **params):
+    """``DECISION_RULES[rule]`` (with ``params``) around a default ``PROBABILITY_MODELS[model]``.  ``model_params``: the
+    probability model's keywords (e.g. ``{n_estimators: 100}`` for ``model: hgb``)."""
     if rule not in DECISION_RULES:
         raise ValueError(f"unknown decision rule {rule!r}; choose one of {sorted(DECISION_RULES)}")
     if model not in PROBABILITY_MODELS:
         raise ValueError(f"unknown probability model {model!r}; choose one of {sorted(PROBABILITY_MODELS)}")
-    return DECISION_RULES[rule][0](PROBABILITY_MODELS[model](), cost_matrix=cost_matrix, labels=labels,
-                                   random_state=random_state, **params)
+    return DECISION_RULES[rule][0](PROBABILITY_MODELS[model](**(model_params or {})), cost_matrix=cost_matrix,
+                                   labels=labels, random_state=random_state, **params)
+
+
+def cs_reduction(reduction="wap", base="linear", onehot_max_values=None, cost_matrix=None, labels=None,
+                 random_state=None):
+    """:class:`~csrepro.baselines.CostSensitiveReduction` over :func:`~csrepro.baselines.reductions.reduction_base`
+    (``base``: ``"linear"`` -- logistic regression, C=1, or ridge regression for ``"csoaa"`` -- or ``"tree"``, a
+    depth-4 tree; ``onehot_max_values``: one-hot coding of the attributes with at most that many values).  Its
+    parameters are tuned on validation by their pipeline names, e.g. ``estimator__model__C``."""
+    return CostSensitiveReduction(reduction_base(reduction, base, onehot_max_values, random_state),
+                                  cost_matrix=cost_matrix, reduction=reduction, labels=labels, random_state=random_state)
 
 
 # ----- issue 21: modern baselines, tuned on validation by one rule (RoundsOnValidation) ---------------------------
@@ -446,8 +468,8 @@ for _rule, (_, _source) in DECISION_RULES.items():
 for _method in ("isotonic", "sigmoid"):  # named ids: an entry's `method:` key names the registry id
     METHODS[f"calibrated_{_method}"] = MethodSpec(rule_on_model, {"rule": "calibrated_bayes", "method": _method},
                                                   DECISION_RULES["calibrated_bayes"][1], True)
-METHODS["cs_reduction"] = MethodSpec(CostSensitiveReduction, {}, "Beygelzimer et al. 2005-2009 cost-sensitive "
-                                     "reductions (weighted all-pairs, filter tree, csoaa; the costsensitive package)")
+METHODS["cs_reduction"] = MethodSpec(cs_reduction, {}, "Beygelzimer et al. 2005-2009 cost-sensitive reductions "
+                                     "(weighted all-pairs, filter tree, csoaa; the costsensitive package)")
 _GBDT = ("gradient-boosted trees (scikit-learn HistGradientBoosting, LightGBM or XGBoost: `library`; Friedman 2001; "
          "Ke et al. 2017; Chen & Guestrin 2016), depth and rounds on validation by cost")
 METHODS["gbdt_calibrated"] = MethodSpec(gbdt_calibrated, {}, f"{_GBDT}; Platt 1999 sigmoid by 3-fold CV "

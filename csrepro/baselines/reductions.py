@@ -43,6 +43,15 @@ weights.
 The other peer, calibrated probabilities followed by eq. (1), is
 :class:`csrepro.decision.bayes_rule.CalibratedBayesClassifier`.
 
+Bases (issue 30, :func:`reduction_base`): the base learner is a :class:`WeightedPipeline` -- an optional one-hot
+coding of the few-valued attributes (:func:`few_valued_columns`; scikit-learn's ``OneHotEncoder`` in a
+``ColumnTransformer``), then the model -- whose ``fit(X, y, sample_weight=w)`` hands the importance weights to the
+model, so that weighting a row by an integer w is fitting it w times.  ``base="linear"``: logistic regression
+(``C``) for ``"wap"`` / ``"filter_tree"``, ridge regression (``alpha``) for ``"csoaa"``; ``base="tree"``: a
+depth-limited decision tree (classifier or regressor, ``max_depth``).  The model is the pipeline's step ``model``,
+so its parameters are ``estimator__model__C``, ``estimator__model__alpha``, ``estimator__model__max_depth`` of the
+reduction (what a validation grid names).
+
 ``labels``: the full label set when a training part may lack some classes, in the order of the cost
 matrix's rows and columns (kept as given, duplicates refused); ``classes_`` is then ``labels`` and ``cost_matrix``
 must be indexed by it (``C[j, k]``: row = true class ``classes_[j]``, column = predicted class ``classes_[k]``).  A class absent from ``y`` stays a possible
@@ -54,11 +63,17 @@ are an error.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone, is_classifier
+from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
@@ -66,11 +81,14 @@ from threadpoolctl import threadpool_limits
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.bayes_rule import _labels_and_codes, _seeded
 
-__all__ = ["CostSensitiveReduction", "example_costs"]
+__all__ = ["BASES", "CostSensitiveReduction", "WeightedPipeline", "example_costs", "few_valued_columns",
+           "reduction_base"]
 
 #: what ``pip`` needs for the package-based reductions
 PEERS_FIX = "pip install -e '.[peers]'"
 REDUCTIONS = ("wap", "filter_tree", "csoaa")
+#: base learners of :func:`reduction_base`
+BASES = ("linear", "tree")
 
 
 def _costsensitive():
@@ -81,6 +99,50 @@ def _costsensitive():
         raise ImportError(f"CostSensitiveReduction(reduction='wap'/'csoaa') needs the optional package "
                           f"costsensitive; install it with: {PEERS_FIX}") from exc
     return costsensitive
+
+
+class WeightedPipeline(Pipeline):
+    """A scikit-learn ``Pipeline`` whose ``fit(X, y, sample_weight=w)`` passes ``w`` to its last step (the steps
+    before it are fitted unweighted), without turning on scikit-learn's global metadata routing."""
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the transformers on X, then the last step on their output with ``sample_weight``."""
+        weights = {} if sample_weight is None else {f"{self.steps[-1][0]}__sample_weight": sample_weight}
+        return super().fit(X, y, **weights)
+
+
+def few_valued_columns(X, max_values: int) -> list[int]:
+    """Indices of the columns of ``X`` with more than 2 and at most ``max_values`` distinct values: the attributes
+    one-hot coded by :func:`reduction_base` (a two-valued column already is its own code)."""
+    X = np.asarray(X)
+    counts = [len(np.unique(X[:, j])) for j in range(X.shape[1])]
+    return [j for j, n in enumerate(counts) if 2 < n <= max_values]
+
+
+def reduction_base(reduction: str, base: str = "linear", onehot_max_values: int | None = None, random_state=None):
+    """The base learner of ``reduction`` (module docstring, "Bases"): a :class:`WeightedPipeline` of
+    ``onehot`` (the columns of :func:`few_valued_columns` with ``onehot_max_values`` one-hot coded, unseen values
+    coded all-zero; ``"passthrough"`` when ``onehot_max_values`` is None) and ``model``:
+    ``LogisticRegression(max_iter=1000)`` / ``Ridge(alpha=1.0)`` (``base="linear"``, classification /
+    ``"csoaa"``'s regression) or ``DecisionTreeClassifier`` / ``DecisionTreeRegressor(max_depth=4)`` (``"tree"``,
+    seeded by ``random_state``)."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction={reduction!r}; choose one of {list(REDUCTIONS)}")
+    if base not in BASES:
+        raise ValueError(f"base={base!r}; choose one of {list(BASES)}")
+    if onehot_max_values is not None and (isinstance(onehot_max_values, bool) or not isinstance(
+            onehot_max_values, (int, np.integer)) or onehot_max_values < 3):
+        raise ValueError(f"onehot_max_values must be an int >= 3 (or None: no one-hot coding), got {onehot_max_values!r}")
+    regression = reduction == "csoaa"
+    if base == "linear":
+        model = Ridge(alpha=1.0) if regression else LogisticRegression(max_iter=1000)
+    else:
+        seed = check_random_state(random_state).randint(np.iinfo(np.int32).max) if random_state is not None else None
+        model = (DecisionTreeRegressor if regression else DecisionTreeClassifier)(max_depth=4, random_state=seed)
+    onehot = "passthrough" if onehot_max_values is None else ColumnTransformer(
+        [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+          functools.partial(few_valued_columns, max_values=int(onehot_max_values)))], remainder="passthrough")
+    return WeightedPipeline([("onehot", onehot), ("model", model)])
 
 
 def example_costs(cost_matrix, y_codes) -> np.ndarray:
