@@ -12,6 +12,12 @@ FIDELITY.md has two parts.
   the cause the paper's deviations.csv gives it (:func:`load_ledger`, vocabulary :data:`CAUSES`).  Its
   last line is the total.
 
+A rank cell (an average rank over datasets) carries no standard error in comparison.csv.  Where
+experiments/<paper>/rank_spread.csv (:data:`RANK_SPREAD_COLUMNS`) names the error table it ranks, the
+ledger gives it the standard error its error cells imply (:func:`rank_se`), and a rank cell outside
+tolerance that the tolerance rule admits with that SE takes the cause ``tolerance``
+(:func:`rank_spread_causes`).
+
 CLAIMS.md is one table of every experiments/<paper>/claims.csv (:data:`CLAIM_COLUMNS`).
 Evidence (a ledger's or a claim's) is one or more references joined by `` + ``, each checked by
 :func:`missing_evidence`: ``NOTES.md#<heading>`` (a heading of the paper's NOTES.md), ``test:<name>``
@@ -28,7 +34,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from csrepro.report.compare import CELL_KEY, RULE, TRIAL_COLUMNS, load_published, rejudge
+from scipy.stats import rankdata
+
+from csrepro.report.compare import CELL_KEY, RULE, TRIAL_COLUMNS, load_published, rejudge, within
 
 #: causes of a published cell outside tolerance or without a reproduced value (issue 31)
 CAUSES = ("paper_inconsistent", "unreachable", "protocol_unstated", "data_differs", "published_only", "tolerance",
@@ -42,6 +50,12 @@ OWNER_COLUMNS = ["table", "experiment", "why"]
 #: columns of experiments/<paper>/claims.csv
 CLAIM_COLUMNS = ["id", "claim", "location", "check", "verdict", "evidence", "detail"]
 VERDICTS = ("holds", "does not hold", "undecided")
+#: columns of experiments/<paper>/rank_spread.csv: the rank cells of ``table`` (``row``, "*": every row) are
+#: average ranks over the rows of the error table ``source`` (but its ``exclude_rows``, ";"-separated) of the
+#: owner's comparison.csv, ``better`` "lower" or "higher"; ``evidence`` and ``detail`` as in deviations.csv
+RANK_SPREAD_COLUMNS = ["table", "row", "source", "exclude_rows", "better", "evidence", "detail"]
+#: Monte Carlo draws of :func:`rank_se` and their seed (fixed: the ledger is deterministic)
+RANK_DRAWS, RANK_SEED = 4000, 0
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -127,6 +141,63 @@ def resolve_causes(cells: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def rank_se(values: pd.DataFrame, se: pd.DataFrame, lower_is_better: bool = True, n_draws: int = RANK_DRAWS,
+            seed: int = RANK_SEED) -> pd.Series:
+    """Standard error of each column's average rank over the rows of ``values`` (datasets x methods), from the
+    cells' standard errors ``se`` (same shape; NaN counts as 0).
+
+    Each draw replaces every cell by an independent normal draw around it with its SE, ranks each row (1 =
+    best, ties averaged) and averages the ranks over the rows; the SE is the standard deviation of that average
+    over ``n_draws`` seeded draws.  Two methods whose cells are several SEs apart never swap and add nothing;
+    close ones swap in a share of the draws.  Independent draws ignore that two methods are tested on the same
+    examples (a paired difference can be surer than the two SEs say), so the SE is an upper bound where errors
+    are positively correlated.
+    """
+    v = values.to_numpy(float)
+    s = np.nan_to_num(se.reindex_like(values).to_numpy(float))
+    draws = v[None] + np.random.default_rng(seed).standard_normal((n_draws, *v.shape)) * s[None]
+    ranks = rankdata(draws if lower_is_better else -draws, axis=2).mean(axis=1)
+    return pd.Series(ranks.std(axis=0, ddof=1), index=values.columns)
+
+
+def load_rank_spread(paper_dir) -> pd.DataFrame:
+    """experiments/<paper>/rank_spread.csv (empty when absent); ``better`` outside lower/higher is an error."""
+    path = Path(paper_dir) / "rank_spread.csv"
+    df = _read(path, RANK_SPREAD_COLUMNS)
+    if bad := sorted(set(df["better"]) - {"lower", "higher"}):
+        raise ValueError(f"{path}: better must be lower or higher, not {bad}")
+    return df
+
+
+def rank_spread_causes(cells: pd.DataFrame, results: list[ExperimentFidelity], paper: str,
+                       spread: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` (owned_cells rows with cause, evidence, detail) with the rank cells ``spread``
+    (rank_spread.csv rows) names judged again with the SE of :func:`rank_se`: an outside cell without a
+    named cause (none, or ``unexplained``) that the tolerance rule admits with that SE takes ``tolerance``
+    and the row's evidence; one it does not admit keeps its cause, the SE noted in its detail."""
+    out = cells.copy()
+    comps = {r.experiment: r.comparison for r in results if r.paper == paper}
+    for _, rule in spread.iterrows():
+        pick = (out["table"] == rule["table"]) & (out["status"] == "outside") & out["cause"].isin(["", "unexplained"])
+        if rule["row"] != "*":
+            pick &= out["row"] == rule["row"]
+        for owner, idx in out[pick].groupby("owner").groups.items():
+            comp = comps[owner]
+            src = comp[(comp["table"] == rule["source"]) & ~comp["row"].isin(rule["exclude_rows"].split(";"))]
+            se = rank_se(src.pivot(index="row", columns="column", values="reproduced"),
+                         src.pivot(index="row", columns="column", values="reproduced_se"), rule["better"] == "lower")
+            for i in idx:
+                c, s = out.loc[i], se.get(out.at[i, "column"], np.nan)
+                note = f"rank SE {s:.2f} from the {rule['source']} cells"
+                if within(c["published"], c["reproduced"], np.nan, s):
+                    out.loc[i, ["cause", "evidence", "detail"]] = [
+                        "tolerance", rule["evidence"],
+                        f"{rule['detail']}; |{c['reproduced']:.2f} - {c['published']:.2f}| within the rule with {note}"]
+                else:
+                    out.at[i, "detail"] = f"{c['detail']} (outside even with {note})".strip()
+    return out
+
+
 def _owners(paper_dir: Path) -> dict[str, str]:
     owners = _read(paper_dir / "owners.csv", OWNER_COLUMNS)
     return dict(zip(owners["table"], owners["experiment"], strict=True))
@@ -178,15 +249,17 @@ def owned_cells(paper: str, published: pd.DataFrame, results: list[ExperimentFid
 
 def ledger(experiments_dir, results: list[ExperimentFidelity]) -> pd.DataFrame:
     """Every published cell of every paper folder once (:func:`owned_cells`), with the paper and, for a cell
-    outside tolerance or missing, its cause (:func:`resolve_causes`; "" where the ledger names none)."""
+    outside tolerance or missing, its cause (:func:`resolve_causes`; "" where the ledger names none; a rank
+    cell of rank_spread.csv judged with its rank SE, :func:`rank_spread_causes`)."""
     frames = []
     for pub_path in sorted(Path(experiments_dir).glob("*/published.csv")):
         paper_dir = pub_path.parent
         cells = owned_cells(paper_dir.name, load_published(pub_path), results, _owners(paper_dir))
         missed = cells["status"] != "within"
         cells = cells.join(resolve_causes(cells.loc[missed, CELL_KEY], load_ledger(paper_dir))
-                           [["cause", "evidence", "detail"]])
-        frames.append(cells.fillna({"cause": "", "evidence": "", "detail": ""}).assign(paper=paper_dir.name))
+                           [["cause", "evidence", "detail"]]).fillna({"cause": "", "evidence": "", "detail": ""})
+        cells = rank_spread_causes(cells, results, paper_dir.name, load_rank_spread(paper_dir))
+        frames.append(cells.assign(paper=paper_dir.name))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["paper", *CELL_KEY, "owner", "status", "cause"])
 

@@ -7,8 +7,10 @@ results/<exp>/comparison.csv (no stores, no runs).
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 
 from csrepro.config import compose, experiment_names
 from csrepro.report.fidelity import (
@@ -19,7 +21,10 @@ from csrepro.report.fidelity import (
     ledger,
     load_claims,
     load_ledger,
+    load_rank_spread,
     missing_evidence,
+    rank_se,
+    rank_spread_causes,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,6 +79,50 @@ def test_ledger_rows_name_published_cells(paper):
     for key in ("table", "row", "column"):
         stale = set(led[key]) - set(pub[key]) - {"*"}
         assert not stale, f"{paper}/deviations.csv: unknown {key} {sorted(stale)}"
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_rank_spread_rows_name_tables_and_evidence(paper, tests):
+    """rank_spread.csv names a published rank table and a published error table, with evidence that exists."""
+    spread = load_rank_spread(EXPERIMENTS / paper)
+    tables = set(pd.read_csv(EXPERIMENTS / paper / "published.csv", dtype=str)["table"])
+    assert set(spread["table"]) | set(spread["source"]) <= tables
+    assert all(not missing_evidence(e, EXPERIMENTS / paper, REPO, tests) for e in spread["evidence"])
+
+
+def test_rank_se_matches_the_two_method_hand_case():
+    """Two methods on one set, cells 0 and 1, SE 1 each: they swap with p = Phi(-1/sqrt(2)) = 0.2398, so the
+    first method's rank is 1 + Bernoulli(p), SD sqrt(p (1 - p)) = 0.4270; cells 10 SE apart never swap; and
+    over two sets the average rank's SD halves the variance: sqrt(p (1 - p) / 2) = 0.3019."""
+    p = norm.cdf(-1 / np.sqrt(2))
+    one = rank_se(pd.DataFrame({"a": [0.0], "b": [1.0]}), pd.DataFrame({"a": [1.0], "b": [1.0]}), n_draws=20000)
+    assert one["a"] == pytest.approx(np.sqrt(p * (1 - p)), abs=0.01) and one["b"] == pytest.approx(one["a"])
+    far = rank_se(pd.DataFrame({"a": [0.0], "b": [20.0]}), pd.DataFrame({"a": [1.0], "b": [1.0]}))
+    assert far.tolist() == [0.0, 0.0]
+    two = rank_se(pd.DataFrame({"a": [0.0, 0.0], "b": [1.0, 1.0]}), pd.DataFrame({"a": [1.0, 1.0], "b": [1.0, 1.0]}),
+                  n_draws=20000)
+    assert two["a"] == pytest.approx(np.sqrt(p * (1 - p) / 2), abs=0.01)
+    exact = rank_se(pd.DataFrame({"a": [0.0], "b": [1.0]}), pd.DataFrame({"a": [np.nan], "b": [0.0]}))
+    assert exact.tolist() == [0.0, 0.0]  # no SE: the ranks are what the cells say
+
+
+def test_rank_cells_take_tolerance_only_where_their_rank_se_admits_them():
+    """Ranks of a and b over two sets with cells 0 vs 1 (SE 1): rank SE 0.30, so a published rank 2.0 against
+    our 1.5 (|0.5| <= 2 x 0.30) is tolerance; against a third method c whose cells are far from both, the
+    published 2.0 against our 3.0 stays unexplained; a cell with a named cause keeps it."""
+    comp = pd.DataFrame({"table": ["E"] * 6 + ["R"] * 3, "row": ["s1", "s1", "s1", "s2", "s2", "s2", "avg", "avg", "avg"],
+                         "column": ["a", "b", "c"] * 3,
+                         "published": np.nan, "reproduced": [0, 1, 50, 0, 1, 50, 1.5, 1.5, 3.0],
+                         "reproduced_se": [1, 1, 1, 1, 1, 1, np.nan, np.nan, np.nan]})
+    cells = pd.DataFrame({"table": "R", "row": "avg", "column": ["a", "b", "c"], "owner": "e", "published": 2.0,
+                          "reproduced": [1.5, 1.5, 3.0], "status": "outside", "cause": ["unexplained", "data_differs", ""],
+                          "evidence": ["x", "y", ""], "detail": ["d", "d", ""]})
+    spread = pd.DataFrame([("R", "*", "E", "avg", "lower", "ev", "why")],
+                          columns=["table", "row", "source", "exclude_rows", "better", "evidence", "detail"])
+    got = rank_spread_causes(cells, [ExperimentFidelity("e", "p", comp)], "p", spread)
+    assert got["cause"].tolist() == ["tolerance", "data_differs", ""]
+    assert got["evidence"].tolist() == ["ev", "y", ""]
+    assert "rank SE 0.30" in got["detail"][0] and "outside even with rank SE 0.00" in got["detail"][2]
 
 
 def test_missing_evidence_rejects_what_does_not_exist(tmp_path):
