@@ -50,6 +50,10 @@ CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
 BACKENDS = ("loky", "dask")
 #: the most trials one experiment may plan (the largest experiment plans about 310,000)
 MAX_PLANNED_TRIALS = 1_000_000
+#: ``protocol.selection_seed`` (issue 30): whose seed the validation parts and inner folds of a trial's methods use --
+#: each method's own model seed ("method", the default) or one per (dataset, trial) shared by its methods ("trial",
+#: csrepro.trials); not a splitting option, so the runner leaves it out of the splits
+SELECTION_SEEDS = ("method", "trial")
 
 
 class ConfigError(ValueError):
@@ -609,13 +613,14 @@ def _check_cv(where: str, cv, fixed: set) -> dict:
 
 def _check_rounds(where: str, rounds) -> dict | None:
     """``rounds_on_validation: {val_size: <fraction in (0, 1), default 1/3>, criterion: error | cost,
-    grid: {param: [values]} (optional)}``, checked.  ``grid`` is kept only when given, so entries without it keep
-    their ``params_json`` (and trial ids)."""
+    grid: {param: [values]}, patience: int >= 1, refit: bool (all three optional)}``, checked.  ``grid``,
+    ``patience`` and ``refit`` are kept only when given, so entries without them keep their ``params_json`` (and
+    trial ids)."""
     if rounds is None:
         return None
     usage = ("{val_size: <fraction in (0, 1), default 0.3333>, criterion: <error (default) or cost>, "
-             "grid: <optional {param: [values]}>}")
-    if not isinstance(rounds, Mapping) or set(rounds) - {"val_size", "criterion", "grid"}:
+             "grid: <optional {param: [values]}>, patience: <optional int >= 1>, refit: <optional bool>}")
+    if not isinstance(rounds, Mapping) or set(rounds) - {"val_size", "criterion", "grid", "patience", "refit"}:
         raise ConfigError(f"{where}.rounds_on_validation must be {usage}, got {rounds!r}")
     if "grid" in rounds:
         grid = rounds["grid"]
@@ -633,6 +638,12 @@ def _check_rounds(where: str, rounds) -> dict | None:
         raise ConfigError(f"{where}.rounds_on_validation.val_size must be a fraction in (0, 1), got {size!r}")
     if rounds["criterion"] not in ("error", "cost"):
         raise ConfigError(f"{where}.rounds_on_validation.criterion must be 'error' or 'cost', got {rounds['criterion']!r}")
+    patience = rounds.get("patience")
+    if patience is not None and (isinstance(patience, bool) or not isinstance(patience, int) or patience < 1):
+        raise ConfigError(f"{where}.rounds_on_validation.patience must be an int >= 1 (rounds without improvement "
+                          f"before stopping), got {patience!r}")
+    if not isinstance(rounds.get("refit", False), bool):
+        raise ConfigError(f"{where}.rounds_on_validation.refit must be true or false, got {rounds['refit']!r}")
     return rounds
 
 
@@ -750,10 +761,14 @@ def _check_protocol(exp: DictConfig, dataset: str, protocol: dict) -> None:
         own = dataset in exp.per_dataset and key in exp.per_dataset[dataset].protocol
         return f"exp.per_dataset.{dataset}.protocol" if own else "exp.protocol"
 
+    selection = params.pop("selection_seed", "method")
+    if selection not in SELECTION_SEEDS:
+        raise ConfigError(f"protocol for {dataset!r} ({where('selection_seed')}.selection_seed): {selection!r} is not "
+                          f"valid; choose one of {list(SELECTION_SEEDS)}")
     unknown = sorted(set(params) - set(PROTOCOLS[name]) - set(TRAINING_OPTIONS))
     if unknown:  # e.g. a holdout's test_size left by the experiment file after protocol@exp.protocol=kfold
         raise ConfigError(f"protocol {name!r} for {dataset!r} takes no parameter(s) {unknown}; "
-                          f"valid: {sorted(PROTOCOLS[name]) + sorted(TRAINING_OPTIONS)}; remove it from "
+                          f"valid: {sorted(PROTOCOLS[name]) + sorted(TRAINING_OPTIONS) + ['selection_seed']}; remove it from "
                           f"{where(unknown[0])} (on the command line: '~{where(unknown[0])}.{unknown[0]}')")
     if "test_size" in PROTOCOLS[name]:
         try:

@@ -45,7 +45,9 @@ Ids by source:
 * the leaderboard's modern baselines (issue 21, :mod:`csrepro.baselines`), each tuned *inside* its factory by
   :class:`~csrepro.selection.rounds.RoundsOnValidation` -- the same rule as an entry's ``rounds_on_validation``:
   one stratified validation part (``val_size``, default 1/3 of the training part), every grid point fitted on the
-  rest, the (grid point, rounds) of least validation cost kept, no refit.  The tuning lives in the factory because
+  rest, the (grid point, rounds) of least validation cost kept, no refit by default (issue 30's options:
+  ``patience``, early-stopped rounds; ``refit``, the choice refitted on all rows; ``selection_seed``, the trial's
+  seed of the validation split, csrepro.trials).  The tuning lives in the factory because
   an entry-level ``rounds_on_validation`` wraps the whole estimator, i.e. it would wrap the calibrator of
   ``gbdt_calibrated`` instead of the booster; so do not give these ids that key (config refuses it for
   ``gbdt_calibrated``, which has no ``staged_predict``).
@@ -340,16 +342,20 @@ DECISION_RULES = {
 }
 
 
-def rule_on_model(rule, model="rda", cost_matrix=None, random_state=None, labels=None, model_params=None,
-                  **params):
-    """``DECISION_RULES[rule]`` (with ``params``) around a default ``PROBABILITY_MODELS[model]``.  ``model_params``: the
+def rule_on_model(rule, model="rda", cost_matrix=None, random_state=None, labels=None, selection_seed=None,
+                  model_params=None, **params):
+    """``DECISION_RULES[rule]`` (with ``params``) around a default ``PROBABILITY_MODELS[model]``.  The rule's
+    ``random_state`` (its inner folds, e.g. the out-of-fold probabilities of the partition matrix, or MetaCost's
+    resamples) is ``selection_seed`` when given -- the trial's, shared by every method of a trial under the
+    leaderboard's ``protocol.selection_seed: trial`` (csrepro.trials) -- else ``random_state``.  ``model_params``: the
     probability model's keywords (e.g. ``{n_estimators: 100}`` for ``model: hgb``)."""
     if rule not in DECISION_RULES:
         raise ValueError(f"unknown decision rule {rule!r}; choose one of {sorted(DECISION_RULES)}")
     if model not in PROBABILITY_MODELS:
         raise ValueError(f"unknown probability model {model!r}; choose one of {sorted(PROBABILITY_MODELS)}")
+    seed = random_state if selection_seed is None else selection_seed
     return DECISION_RULES[rule][0](PROBABILITY_MODELS[model](**(model_params or {})), cost_matrix=cost_matrix,
-                                   labels=labels, random_state=random_state, **params)
+                                   labels=labels, random_state=seed, **params)
 
 
 def cs_reduction(reduction="wap", base="linear", onehot_max_values=None, cost_matrix=None, labels=None,
@@ -363,52 +369,59 @@ def cs_reduction(reduction="wap", base="linear", onehot_max_values=None, cost_ma
 
 
 # ----- issue 21: modern baselines, tuned on validation by one rule (RoundsOnValidation) ---------------------------
+# Seeds (issue 30): ``random_state`` seeds the model (the boosters' libraries); the validation split is seeded by
+# ``selection_seed`` when given (the trial's, the same rows for every method of a trial: csrepro.trials), else by
+# ``random_state``.  ``patience`` and ``refit``: RoundsOnValidation's (early-stopped rounds; the chosen settings
+# refitted on every training row), None / False by default (the issue-21 protocol).
 #: tree depths and logistic-regression C values the leaderboard baselines choose from on validation
 GBDT_DEPTHS = (1, 3, 6)
 LOGISTIC_CS = (0.01, 0.1, 1.0, 10.0, 100.0)
 
 
-def _tuned_booster(library, weighting, n_estimators, max_depth_grid, learning_rate, max_bins, val_size, cost_matrix,
-                   labels, random_state):
-    """:class:`GradientBoostingPeer` in :class:`RoundsOnValidation`: ``max_depth`` in ``max_depth_grid`` and the
-    rounds chosen by validation cost."""
-    booster = GradientBoostingPeer(library=library, n_estimators=n_estimators, learning_rate=learning_rate,
-                                   max_bins=max_bins, cost_matrix=cost_matrix, weighting=weighting, labels=labels,
-                                   random_state=random_state)
-    return RoundsOnValidation(booster, val_size=val_size, criterion="cost", cost_matrix=cost_matrix,
-                              param_grid={"max_depth": list(max_depth_grid)}, labels=labels, random_state=random_state)
+def _split_seed(random_state, selection_seed):
+    """The validation split's seed: ``selection_seed`` when given, else ``random_state``."""
+    return random_state if selection_seed is None else selection_seed
 
 
 def gbdt_calibrated(library="sklearn", n_estimators=200, max_depth_grid=GBDT_DEPTHS, learning_rate=0.1, max_bins=255,
-                    val_size=1 / 3, method="sigmoid", cv=3, cost_matrix=None, labels=None, random_state=None):
+                    val_size=1 / 3, method="sigmoid", cv=3, patience=None, refit=False, cost_matrix=None, labels=None,
+                    random_state=None, selection_seed=None):
     """Cost-blind gradient boosting with calibrated probabilities and the minimum-expected-cost rule (module
     docstring): :class:`~csrepro.baselines.TunedCalibratedBayesClassifier` -- ``max_depth`` and rounds chosen once
     on validation by the cost of the booster's minimum-expected-cost decisions, then ``cv``-fold ``method``
-    calibration of the booster with those settings, then the rule."""
+    calibration of the booster with those settings (with ``refit``: one booster on all rows, calibrated on
+    out-of-fold predictions), then the rule."""
     booster = GradientBoostingPeer(library=library, n_estimators=n_estimators, learning_rate=learning_rate,
                                    max_bins=max_bins, cost_matrix=cost_matrix, weighting="none",
                                    random_state=random_state)
     return TunedCalibratedBayesClassifier(booster, param_grid={"max_depth": list(max_depth_grid)}, val_size=val_size,
                                           method=method, cv=cv, cost_matrix=cost_matrix, labels=labels,
-                                          random_state=random_state)
+                                          random_state=_split_seed(random_state, selection_seed), patience=patience,
+                                          refit=refit)
 
 
 def gbdt_weighted(library="sklearn", n_estimators=200, max_depth_grid=GBDT_DEPTHS, learning_rate=0.1, max_bins=255,
-                  val_size=1 / 3, cost_matrix=None, labels=None, random_state=None):
+                  val_size=1 / 3, patience=None, refit=False, cost_matrix=None, labels=None, random_state=None,
+                  selection_seed=None):
     """Gradient boosting trained with cost-derived example weights (:func:`~csrepro.baselines.cost_weights`),
-    ``max_depth`` and rounds chosen by validation cost, argmax decisions."""
-    return _tuned_booster(library, "cost", n_estimators, max_depth_grid, learning_rate, max_bins, val_size,
-                          cost_matrix, labels, random_state)
+    ``max_depth`` and rounds chosen by validation cost (:class:`RoundsOnValidation`), argmax decisions."""
+    booster = GradientBoostingPeer(library=library, n_estimators=n_estimators, learning_rate=learning_rate,
+                                   max_bins=max_bins, cost_matrix=cost_matrix, weighting="cost", labels=labels,
+                                   random_state=random_state)
+    return RoundsOnValidation(booster, val_size=val_size, criterion="cost", cost_matrix=cost_matrix,
+                              param_grid={"max_depth": list(max_depth_grid)}, labels=labels,
+                              random_state=_split_seed(random_state, selection_seed), patience=patience, refit=refit)
 
 
-def logistic_bayes(C_grid=LOGISTIC_CS, max_iter=1000, val_size=1 / 3, cost_matrix=None, labels=None,
-                   random_state=None):
+def logistic_bayes(C_grid=LOGISTIC_CS, max_iter=1000, val_size=1 / 3, refit=False, cost_matrix=None, labels=None,
+                   random_state=None, selection_seed=None):
     """Multinomial logistic regression, C chosen from ``C_grid`` by the validation cost of the minimum-expected-cost
     rule on its probabilities (:class:`RoundsOnValidation` over :class:`BayesRuleClassifier`), that rule at test
-    time."""
+    time (with ``refit``: the chosen C refitted on all rows)."""
     model = BayesRuleClassifier(MultinomialLogisticRegression(max_iter=max_iter), cost_matrix=cost_matrix)
     return RoundsOnValidation(model, val_size=val_size, criterion="cost", cost_matrix=cost_matrix,
-                              param_grid={"estimator__C": list(C_grid)}, labels=labels, random_state=random_state)
+                              param_grid={"estimator__C": list(C_grid)}, labels=labels,
+                              random_state=_split_seed(random_state, selection_seed), refit=refit)
 
 
 # ----- the registry ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.metadata
+import inspect
 import json
 import logging
 import platform
@@ -341,20 +342,33 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
     with it. Estimators with a ``labels`` parameter get all dataset classes, so the cost matrix matches
     even when the training part misses a class.  An entry with ``inner_cv`` is wrapped in an inner
     cross-validated search (csrepro.selection.inner_cv), one with ``rounds_on_validation`` in
-    csrepro.selection.rounds.RoundsOnValidation; the choice is stored as ``selected``.
+    csrepro.selection.rounds.RoundsOnValidation (its ``patience`` and ``refit`` too).
+
+    Seeds: the model by ``trial.model_seed``; the validation split, inner folds and the decision rules' inner folds
+    by ``trial.selection_seed`` when the protocol shares one per trial (csrepro.trials; a factory with a
+    ``selection_seed`` parameter gets it), else by the model seed.  The choice is stored as ``selected`` (JSON): an
+    estimator's ``selected_params_`` (the convention of every estimator that tunes itself, e.g.
+    RoundsOnValidation and the leaderboard's baselines), else an ``inner_cv`` search's ``best_params_``; with a
+    shared seed, every method stores it there as ``selection_seed`` ({} and the seed for a method that chooses
+    nothing).
     """
     params = json.loads(trial.params_json)
     method, cv = params.pop("method", trial.method), params.pop("inner_cv", None)
     rounds = params.pop("rounds_on_validation", None)
+    shared = trial.selection_seed is not None
+    seed = trial.selection_seed if shared else trial.model_seed  # of the validation rows and inner folds
+    if shared and "selection_seed" in inspect.signature(methods.get_method(method).factory).parameters:
+        params["selection_seed"] = trial.selection_seed
     estimator = methods.make_estimator(method, cost_matrix=method_cost(method, C), random_state=trial.model_seed,
                                        **params)
     if "labels" in estimator.get_params() and estimator.get_params()["labels"] is None:
         estimator.set_params(labels=classes)
     if cv:
-        estimator = inner_cv(estimator, cv, random_state=trial.model_seed)
+        estimator = inner_cv(estimator, cv, random_state=seed)
     if rounds:  # number of weak learners on a validation part of the training part (csrepro.selection.rounds)
         estimator = RoundsOnValidation(estimator, val_size=rounds["val_size"], criterion=rounds["criterion"],
-                                       cost_matrix=C, param_grid=rounds.get("grid"), random_state=trial.model_seed)
+                                       cost_matrix=C, param_grid=rounds.get("grid"), random_state=seed,
+                                       patience=rounds.get("patience"), refit=rounds.get("refit", False))
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
     fitted = time.perf_counter()
@@ -365,11 +379,10 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
         raise ValueError(f"{trial.method} predicted labels {unknown.tolist()} that are not dataset classes "
                          f"{classes.tolist()}; its predict must return labels seen in fit or given as `labels`")
     p = Predictions(z_test, np.searchsorted(classes, predicted), C, estimator, X_test, classes)
-    selected = {"selected": canonical_json(estimator.best_params_)} if cv else {}
-    if rounds:
-        n = estimator.best_n_estimators_  # None for an estimator without staged_predict (its grid point only)
-        chosen = {**estimator.best_params_, **({} if n is None else {"n_estimators": n})}
-        selected = {"selected": canonical_json(chosen)}
+    chosen = getattr(estimator, "selected_params_", estimator.best_params_ if cv else None)
+    if shared:
+        chosen = {**(chosen or {}), "selection_seed": trial.selection_seed}
+    selected = {} if chosen is None else {"selected": canonical_json(chosen)}
     return {**score(p, metric_names), **selected,
             "fit_seconds": fitted - start, "predict_seconds": done - fitted}
 
@@ -399,6 +412,7 @@ def _splits(name: str, data_root, download: bool, protocol_json: str, seed: int)
     data = _dataset(name, data_root, download)
     params = json.loads(protocol_json)
     options = {k: params.pop(k, default) for k, default in TRAINING_OPTIONS.items()}
+    params.pop("selection_seed", None)  # not a splitting option (csrepro.config.SELECTION_SEEDS)
     splits = make_splits(data.y, params.pop("name"), random_state=seed, predefined_test=data.predefined_test,
                          groups=data.meta.get("groups"), **params)
     if options["train_size"] is None:

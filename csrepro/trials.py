@@ -6,6 +6,8 @@ report reads those a config asks for (:func:`asked_for`).
 
 A trial is (experiment, dataset, trial index t, method, params). Seeds (CONTRACT.md):
 cost = derive_seed(exp, dataset, t, "cost"), model = derive_seed(exp, dataset, t, method, "model"),
+selection = derive_seed(exp, source, t, "selection") under ``protocol.selection_seed: trial`` (else none: each
+method's validation part is seeded by its model seed, as before issue 30),
 split = derive_seed(exp, dataset, draw, "split"), where a protocol's draw gives L splits
 (1 for holdouts, n_splits for k-fold, n_splits * n_repeats for repeated k-fold, n for loo) and
 trial t uses split ``t % L`` of draw ``t // L``. For single-split protocols draw = t; k-fold
@@ -46,7 +48,10 @@ class DatasetPlan:
 
 @dataclass(frozen=True)
 class Trial:
-    """One trial; ``params_json`` is the canonical JSON of the method's params."""
+    """One trial; ``params_json`` is the canonical JSON of the method's params.  ``selection_seed``: the seed of the
+    validation split and inner folds of every method of the trial's (dataset, t) under ``protocol.selection_seed:
+    trial`` (derived from the dataset's ``source``, so the cost families of a dataset share it as they share the
+    splits); None under ``method`` (the default), where each method's selection is seeded by its ``model_seed``."""
 
     dataset: str
     trial: int
@@ -56,6 +61,7 @@ class Trial:
     trial_id: str
     cost_seed: int
     model_seed: int
+    selection_seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -91,13 +97,15 @@ def plan_trials(exp: DictConfig) -> tuple[dict[str, DatasetPlan], list[Trial]]:
         chash = s.config_hash
         plans[dataset] = DatasetPlan(name, exp.paper, dataset, s.protocol, s.cost, s.standardize, s.metrics, chash,
                                      s.source)
+        shared = s.protocol.get("selection_seed", "method") == "trial"
         for t in range(s.n_trials):
             cost_seed = derive_seed(name, dataset, t, "cost")
+            selection_seed = derive_seed(name, s.source, t, "selection") if shared else None
             for method, params_json in s.methods:
                 trials.append(Trial(
                     dataset=dataset, trial=t, method=method, params_json=params_json, config_hash=chash,
                     trial_id=trial_id(chash, dataset, t, method, params_json), cost_seed=cost_seed,
-                    model_seed=derive_seed(name, dataset, t, method, "model")))
+                    model_seed=derive_seed(name, dataset, t, method, "model"), selection_seed=selection_seed))
     return plans, trials
 
 

@@ -34,8 +34,9 @@ The leaderboard's other modern baseline, multinomial logistic regression, is
 
 :class:`TunedCalibratedBayesClassifier` chooses a staged estimator's parameters and rounds once on a validation part
 (:class:`~csrepro.selection.rounds.RoundsOnValidation`, by validation cost), then calibrates the estimator with those
-settings by cross-validation and decides by the minimum-expected-cost rule
-(:class:`~csrepro.decision.bayes_rule.CalibratedBayesClassifier`).
+settings by cross-validation and decides by the minimum-expected-cost rule: a cross-fitted ensemble
+(:class:`~csrepro.decision.bayes_rule.CalibratedBayesClassifier`), or, with ``refit`` (the leaderboard's data rule,
+issue 30), one booster refitted on every training row whose calibration is learned on out-of-fold predictions.
 
 ``labels`` (all classes): the full label set when a training part may lack some classes, in the order of the cost
 matrix's rows and columns (kept as given, duplicates refused); ``classes_`` is then ``labels``, an absent class gets
@@ -48,11 +49,14 @@ LightGBM and XGBoost are optional (``pip install -e '.[bench]'``) and imported o
 from __future__ import annotations
 
 import importlib
-from numbers import Real
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.model_selection import StratifiedKFold
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
@@ -61,7 +65,7 @@ from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.bayes_rule import CalibratedBayesClassifier, _labels_and_codes
 from csrepro.decision.rules import decide
 from csrepro.selection.rounds import RoundsOnValidation
-from csrepro.validation import IntegerInterval
+from csrepro.validation import IntegerInterval, codes_of
 
 __all__ = ["GradientBoostingPeer", "LIBRARIES", "TunedCalibratedBayesClassifier", "cost_weights"]
 
@@ -291,8 +295,17 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     ``classes_`` order (None: 0-1 costs).  ``labels``: all classes (module docstring).  ``random_state``: the validation split's seed
     (and the calibrator's, for an estimator whose own ``random_state`` is None).
 
+    ``refit=True`` (issue 30's data rule, the same as every other leaderboard method's: settings chosen on the
+    validation part, then one model with those settings fitted on all training rows): instead of the ``cv``
+    models of the cross-fitted ensemble, scikit-learn's ``CalibratedClassifierCV(ensemble=False)``: the calibration
+    map (``method``) is learned on the out-of-fold predictions of ``cv`` folds (stratified, unshuffled, fewer when
+    a class has fewer members, at least 2, as in CalibratedBayesClassifier) and applied to the estimator refitted on
+    all of (X, y).  ``patience``: the rounds by early stopping (RoundsOnValidation's ``patience``).
+
     Attributes: best_params_ (the grid point and ``n_estimators``), validation_scores_ (RoundsOnValidation's),
-    calibrated_ (the fitted CalibratedBayesClassifier), classes_, n_features_in_.
+    selected_params_ (RoundsOnValidation's, with ``calibration`` = ``method`` and ``calibration_cv`` = ``cv``),
+    calibrated_ (the fitted CalibratedBayesClassifier, or with ``refit`` the fitted CalibratedClassifierCV),
+    classes_, cost_matrix_, n_features_in_.
     """
 
     _parameter_constraints: dict = {
@@ -304,10 +317,12 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
         "cost_matrix": ["array-like", None],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
+        "patience": [IntegerInterval(1, None, closed="left"), None],
+        "refit": ["boolean"],
     }
 
     def __init__(self, estimator=None, param_grid=None, val_size=1 / 3, method="sigmoid", cv=3, cost_matrix=None,
-                 labels=None, random_state=None):
+                 labels=None, random_state=None, patience=None, refit=False):
         self.estimator = estimator
         self.param_grid = param_grid
         self.val_size = val_size
@@ -316,6 +331,8 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
         self.cost_matrix = cost_matrix
         self.labels = labels
         self.random_state = random_state
+        self.patience = patience
+        self.refit = refit
 
     @_fit_context(prefer_skip_nested_validation=False)  # the inner estimators validate their own parameters
     def fit(self, X, y):
@@ -325,7 +342,7 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
         estimator = GradientBoostingPeer(cost_matrix=self.cost_matrix) if self.estimator is None else self.estimator
         tuner = RoundsOnValidation(estimator, val_size=self.val_size, criterion=criterion,
                                    cost_matrix=self.cost_matrix, param_grid=self.param_grid, labels=self.labels,
-                                   random_state=self.random_state).fit(X, y)
+                                   random_state=self.random_state, patience=self.patience).fit(X, y)
         chosen = dict(tuner.best_params_)
         if tuner.best_n_estimators_ is not None:
             chosen["n_estimators"] = tuner.best_n_estimators_
@@ -333,18 +350,43 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
         if "cost_matrix" in final.get_params(deep=False):
             final.set_params(cost_matrix=None)
         self.best_params_, self.validation_scores_ = chosen, tuner.validation_scores_
+        self.selected_params_ = {**tuner.selected_params_, "calibration": self.method, "calibration_cv": self.cv}
+        if self.refit:
+            self.selected_params_["refit"] = True
+            self._fit_refit(final, X, y)
+            return self
         self.calibrated_ = CalibratedBayesClassifier(final, cost_matrix=self.cost_matrix, method=self.method,
                                                      cv=self.cv, labels=self.labels,
                                                      random_state=self.random_state).fit(X, y)
-        self.classes_ = self.calibrated_.classes_
+        self.classes_, self.cost_matrix_ = self.calibrated_.classes_, self.calibrated_.cost_matrix_
+        self._columns = np.arange(len(self.classes_))
         return self
+
+    def _fit_refit(self, final, X, y):
+        """``refit``: CalibratedClassifierCV(final, ensemble=False) on out-of-fold predictions of all of (X, y)."""
+        self.classes_, codes = _labels_and_codes(self, y)
+        self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
+        folds = self.cv
+        if isinstance(folds, Integral):  # CalibratedBayesClassifier's folds: fewer for a rare class, at least 2
+            counts = np.bincount(codes)
+            with warnings.catch_warnings():  # a class with one member: StratifiedKFold warns, then leaves it out once
+                warnings.simplefilter("ignore", UserWarning)
+                folds = list(StratifiedKFold(max(2, min(int(folds), int(counts[counts > 0].min())))).split(X, codes))
+        with threadpool_limits(limits=1, user_api="blas"):
+            self.calibrated_ = CalibratedClassifierCV(final, method=self.method, cv=folds, ensemble=False).fit(X, y)
+        self._columns = codes_of(self.classes_, self.calibrated_.classes_)
 
     def predict_proba(self, X):
         """Calibrated probabilities (n, K) in ``classes_`` order (0 for a class absent from the training labels)."""
         check_is_fitted(self)
-        return self.calibrated_.predict_proba(validate_data(self, X, dtype=np.float64, reset=False))
+        P = self.calibrated_.predict_proba(validate_data(self, X, dtype=np.float64, reset=False))
+        if np.array_equal(self._columns, np.arange(len(self.classes_))):
+            return P
+        full = np.zeros((len(P), len(self.classes_)))
+        full[:, self._columns] = P
+        return full
 
     def predict(self, X):
         """The minimum-expected-cost class under ``predict_proba`` (ties: the lowest class index)."""
         P = self.predict_proba(X)
-        return self.classes_[decide(P, self.calibrated_.cost_matrix_)]
+        return self.classes_[decide(P, self.cost_matrix_)]

@@ -6,9 +6,13 @@ a regularisation constant) -- chosen on a validation part of its training data.
 training, 25% for validation (i.e. for finding the optimal number of weak learners), and the remaining 25%
 for testing"): the estimator is fitted once per grid point on the training rows minus a stratified validation
 part, and the (grid point, round count) with the least validation score is kept, truncated at that round, with no
-refit on the validation rows.  One rule for every method (issue 21's "equal budgets": rounds and tree size chosen on
-validation by the same rule); an estimator without ``staged_predict`` is one stage (its final prediction), so e.g.
-a logistic regression's C is chosen by the same rule.
+refit on the validation rows (``refit=False``, the paper's protocol).  One rule for every method (issue 21's "equal
+budgets": rounds and tree size chosen on validation by the same rule); an estimator without ``staged_predict`` is
+one stage (its final prediction), so e.g. a logistic regression's C is chosen by the same rule.
+
+The leaderboard's data rule (issue 30) adds two options: ``patience`` (the rounds by early stopping on the
+validation part, up to the estimator's ``n_estimators`` as the cap) and ``refit`` (the chosen settings refitted on
+every training row).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.data.protocols import holdout
 from csrepro.validation import IntegerInterval, check_labels, check_targets, classes_and_codes, codes_of
 
-__all__ = ["CRITERIA", "RoundsOnValidation", "staged_scores"]
+__all__ = ["CRITERIA", "RoundsOnValidation", "patience_stop", "rounds_param", "staged_scores"]
 
 CRITERIA = ("error", "cost")
 
@@ -54,6 +58,29 @@ def staged_scores(estimator, X, y, criterion: str = "error", cost_matrix=None) -
     return np.asarray(out, dtype=np.float64)
 
 
+def patience_stop(scores, patience: int | None) -> tuple[int, bool]:
+    """(chosen round count, stopped) of early stopping on the validation ``scores`` of rounds 1..T: walking the
+    rounds, stop at the first round t that is ``patience`` rounds after the best round so far (the least score,
+    the earliest at ties: "no improvement for ``patience`` rounds") and choose that best round; ``stopped`` is
+    False when no such t <= T exists (then the best of all T rounds).  ``patience=None``: the best of all rounds."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if patience is not None:
+        best = np.minimum.accumulate(scores)
+        improved = np.r_[True, scores[1:] < best[:-1]]  # round t is a new best (strictly below every earlier one)
+        best_at = np.maximum.accumulate(np.where(improved, np.arange(len(scores)), 0))  # 0-based best round so far
+        late = np.flatnonzero(np.arange(len(scores)) - best_at >= patience)
+        if len(late):
+            return int(best_at[late[0]]) + 1, True
+    return int(np.argmin(scores)) + 1, False
+
+
+def rounds_param(estimator) -> str | None:
+    """The parameter holding ``estimator``'s number of rounds: ``n_estimators``, else the one nested
+    ``<...>__n_estimators`` (e.g. a Bayes-rule wrapper's ``estimator__n_estimators``); None when it has none."""
+    names = [k for k in estimator.get_params() if k == "n_estimators" or k.endswith("__n_estimators")]
+    return min(names, key=len) if names else None
+
+
 def _inner_has(name):
     """``name`` is offered when the estimator has ``staged_<name>``, or, for an unstaged estimator, ``name``."""
     def check(self):
@@ -75,6 +102,19 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
     ``predict``.  The fitted model is not refitted: ``predict``, ``decision_function`` and ``predict_proba`` are
     the stage ``best_n_estimators_`` of ``staged_predict`` / ``staged_decision_function`` /
     ``staged_predict_proba`` (an unstaged estimator's own methods).
+
+    Early stopping (``patience``, issue 30): the rounds of a grid point are chosen by :func:`patience_stop` --
+    stop when the validation score has not improved for ``patience`` rounds, keep the best round -- up to the cap,
+    the estimator's ``n_estimators`` (:func:`rounds_param`).  None of the project's boosters can add rounds to a
+    fitted model (no ``warm_start``), so the model is grown by refitting from scratch at doubling sizes
+    (min(cap, 2 ``patience``), then twice that, ...) until the rule stops inside a fit or the cap is fitted; the
+    stages of a fit are those of a fit at fewer rounds followed by more (the boosters are deterministic given
+    ``random_state``), so the choice is that of one fit at the cap, at most about twice the time of one fit at the
+    stopping round.  ``patience=None``: one fit at the cap and the least score of all its rounds.
+
+    Refit (``refit=True``, issue 30's "one data rule"): after the choice, a clone of the estimator at the chosen grid
+    point with ``n_estimators`` = the chosen count (unchanged: the rounds chosen on two thirds of the rows are used
+    as they are on all of them) is fitted on all of (X, y), and ``estimator_`` is that model, not truncated.
 
     Classes and costs: an estimator with a ``labels`` parameter left at None is given ``labels`` (None: every
     class of ``y``), so a class missing from the training part still has a score.  ``cost_matrix`` is indexed
@@ -101,12 +141,21 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
         some (see above).
     random_state : int or None
         Seed of the validation split.
+    patience : int >= 1 or None
+        Early stopping: stop when the validation score has not improved for this many rounds (see above); None:
+        every round up to the cap is fitted and scored.
+    refit : bool
+        Refit the chosen settings on all rows (see above); False: the model fitted without the validation part.
 
     Attributes
     ----------
-    estimator_ (the fitted clone at the best grid point, all rounds), best_params_ (that grid point; {} without a
-    grid), best_n_estimators_ (None for an unstaged estimator), validation_scores_ ((T,) without a grid; with a grid
-    a list with one (T_g,) array per grid point, in ParameterGrid order), classes_, n_features_in_.
+    estimator_ (the fitted clone at the best grid point: all its fitted rounds, or with ``refit`` the model refitted
+    at the chosen count), best_params_ (that grid point; {} without a grid), best_n_estimators_ (None for an unstaged
+    estimator), validation_scores_ ((T,) without a grid; with a grid a list with one (T_g,) array per grid point, in
+    ParameterGrid order; T the rounds of the last fit), n_estimators_cap_ (the estimator's ``n_estimators``; None
+    unstaged), stopped_early_ (whether the patience rule stopped the chosen grid point before its cap),
+    selected_params_ (the choice as the runner stores it: the grid point and ``n_estimators``, with ``patience`` or
+    ``refit`` also the cap, ``patience``, ``refit`` and ``stopped_early``), classes_, n_features_in_.
     """
 
     _parameter_constraints: dict = {
@@ -117,10 +166,12 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
         "param_grid": [dict, None],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
+        "patience": [IntegerInterval(1, None, closed="left"), None],
+        "refit": ["boolean"],
     }
 
     def __init__(self, estimator=None, val_size=1 / 3, criterion="error", cost_matrix=None, param_grid=None,
-                 labels=None, random_state=None):
+                 labels=None, random_state=None, patience=None, refit=False):
         self.estimator = estimator
         self.val_size = val_size
         self.criterion = criterion
@@ -128,6 +179,8 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
         self.param_grid = param_grid
         self.labels = labels
         self.random_state = random_state
+        self.patience = patience
+        self.refit = refit
 
     def _costs(self, classes):
         """The cost matrix's rows and columns of ``classes`` (indexed by ``labels`` when given)."""
@@ -159,30 +212,57 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
         if "labels" in params and params["labels"] is None:
             template.set_params(labels=labels)
         points = [{}] if self.param_grid is None else list(ParameterGrid(self.param_grid))
-        best = None  # (score, point index, estimator, scores)
+        staged = hasattr(template, "staged_predict")
+        rounds = rounds_param(template) if staged else None
+        cap = template.get_params()[rounds] if rounds is not None else None
+        if self.patience is not None and staged and rounds is None:
+            raise ValueError(f"patience needs the number of rounds of {type(template).__name__} as an n_estimators "
+                             "parameter (the cap); it has none")
+        best = None  # (score, point index, estimator, scores, chosen rounds, stopped)
         all_scores = []
         for i, point in enumerate(points):
-            estimator = clone(template).set_params(**point)
-            estimator.fit(X[train], y[train])
+            estimator, scores, n, stopped = self._fit_point(clone(template).set_params(**point), rounds, cap,
+                                                            X[train], y[train], X[val], y[val])
+            all_scores.append(scores)
+            if best is None or scores[n - 1] < best[0]:  # strictly less: ties keep the earlier grid point
+                best = (scores[n - 1], i, estimator, scores, n, stopped)
+        _, i, estimator, scores, n, stopped = best
+        self.best_params_ = points[i]
+        self.validation_scores_ = scores if self.param_grid is None else all_scores
+        self.best_n_estimators_ = n if staged else None
+        self.n_estimators_cap_ = cap
+        self.stopped_early_ = stopped
+        if self.refit:
+            chosen = {**points[i], **({rounds: n} if rounds is not None else {})}
+            estimator = clone(template).set_params(**chosen).fit(X, y)
+        self.estimator_ = estimator
+        self.classes_ = estimator.classes_
+        self.selected_params_ = {**points[i], **({} if n is None or not staged else {"n_estimators": n})}
+        if self.patience is not None or self.refit:
+            self.selected_params_.update(n_estimators_cap=cap, patience=self.patience, refit=self.refit,
+                                         stopped_early=stopped)
+        return self
+
+    def _fit_point(self, estimator, rounds, cap, X, y, X_val, y_val):
+        """(fitted estimator, validation scores of its rounds, chosen round count, stopped early) of one grid point:
+        one fit at the cap, or with ``patience`` fits at doubling sizes until the rule stops (class docstring)."""
+        size = cap if self.patience is None or rounds is None else min(cap, 2 * self.patience)
+        while True:
+            if rounds is not None:
+                estimator.set_params(**{rounds: size})
+            estimator.fit(X, y)
             C = self._costs(estimator.classes_) if self.criterion == "cost" else None
-            scores = staged_scores(estimator, X[val], y[val], self.criterion, C)
+            scores = staged_scores(estimator, X_val, y_val, self.criterion, C)
             if not len(scores):
                 raise ValueError(f"{type(estimator).__name__} fitted no weak learner (staged_predict yielded nothing);"
                                  " check its n_estimators and the training data")
-            all_scores.append(scores)
-            if best is None or scores.min() < best[0]:  # strictly less: ties keep the earlier grid point
-                best = (scores.min(), i, estimator, scores)
-        _, i, estimator, scores = best
-        self.estimator_ = estimator
-        self.best_params_ = points[i]
-        self.validation_scores_ = scores if self.param_grid is None else all_scores
-        staged = hasattr(estimator, "staged_predict")
-        self.best_n_estimators_ = int(np.argmin(scores)) + 1 if staged else None  # argmin: fewest rounds at ties
-        self.classes_ = estimator.classes_
-        return self
+            n, stopped = patience_stop(scores, self.patience)
+            if stopped or rounds is None or size >= cap or len(scores) < size:  # fewer: it stopped on its own
+                return estimator, scores, n, stopped
+            size = min(cap, 2 * size)
 
     def _stage(self, name, X):
-        if self.best_n_estimators_ is None:  # an unstaged estimator: its own method
+        if self.best_n_estimators_ is None or self.refit:  # unstaged, or refitted at the chosen count: its own method
             return getattr(self.estimator_, name)(X)
         for i, value in enumerate(getattr(self.estimator_, f"staged_{name}")(X), start=1):
             if i == self.best_n_estimators_:

@@ -18,6 +18,11 @@ report's figures folder:
 * ``friedman.csv``: the Friedman test and the Nemenyi critical difference (autorank) with datasets as the units:
   per family (one problem per dataset), and overall on each dataset's mean rank over its families; a scope of
   fewer than :data:`MIN_FRIEDMAN` datasets has no test;
+* ``selection.csv`` and ``selection.md`` (issue 30, "Equal budgets"): per method, its search space (from the config:
+  the grid of ``rounds_on_validation``, ``max_depth_grid`` or ``C_grid``, and the rounds 1..cap where it chooses
+  them), the number of candidate settings, the chosen settings over its fits (the store's ``selected`` JSON: each
+  grid parameter's most frequent value with its share; the rounds' median and range) and the share of fits whose
+  chosen rounds are within 10 % of the cap (:data:`CAP_MARGIN`);
 * ``cd_diagram.png`` (overall), ``cd_<family>.png`` (autorank's critical-difference diagrams),
   ``relative_cost_vs_<reference>.png`` (each method's relative cost per family, with intervals) and
   ``cost_vs_time.png`` (average rank against median training time).
@@ -39,7 +44,9 @@ Definitions (csrepro.statistics; experiments/leaderboard/NOTES.md, "Statistics")
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
+import json
 from pathlib import Path
 
 import matplotlib
@@ -67,10 +74,11 @@ FAMILIES = ("guess_averse", "rebel", "frequency", "zero_one")
 GROUPS = {
     "gll_mcboost": "Beijbom 2014", "gel_mcboost": "Beijbom 2014", "ls_mcboost": "Beijbom 2014",
     "lt_mcboost": "Beijbom 2014", "p_mcboost": "Beijbom 2014",
-    "rebel": "Appel 2016",
+    "rebel": "Appel 2016", "rebel_standard": "Appel 2016",
     "combo": "Koco 2013", "adaboost_mm": "Koco 2013",
     "rda_bayes": "O'Brien 2008", "partition": "O'Brien 2008", "lachiche_flach": "O'Brien 2008",
-    "metacost": "O'Brien 2008",
+    "metacost": "O'Brien 2008", "partition_hgb": "O'Brien 2008", "partition_full_hgb": "O'Brien 2008",
+    "lachiche_flach_hgb": "O'Brien 2008",
     "lightgbm_calibrated": "baseline", "lightgbm_weighted": "baseline",
     "xgboost_calibrated": "baseline", "xgboost_weighted": "baseline",
     "hgb_calibrated": "baseline", "hgb_weighted": "baseline",
@@ -80,6 +88,10 @@ GROUPS = {
 FRIEDMAN_COLUMNS = ("scope", "units", "n_datasets", "n_methods", "test", "p_value", "posthoc", "critical_difference")
 #: outcome codes of csrepro.statistics.win_tie_loss
 OUTCOMES = {1: "win", 0: "tie", -1: "loss"}
+#: a fit's chosen rounds count as "at the cap" from (1 - CAP_MARGIN) x cap (issue 30: at most 10 % of the fits)
+CAP_MARGIN = 0.10
+#: the grids a leaderboard entry's factory tunes (csrepro.methods: gbdt_calibrated / gbdt_weighted, logistic_bayes)
+FACTORY_GRIDS = {"max_depth_grid": "max_depth", "C_grid": "estimator__C"}
 
 
 def reference_of(cfg) -> str:
@@ -260,6 +272,86 @@ def plot_cost_time(board: pd.DataFrame, out_dir: Path) -> Path:
     return save_png(fig, out_dir, "cost_vs_time")
 
 
+def search_space(entry: dict, rounds: bool) -> dict:
+    """A leaderboard entry's (its ``exp.methods`` mapping) search space: parameter -> candidate values, from its
+    ``rounds_on_validation.grid`` or its factory's grids (:data:`FACTORY_GRIDS`, defaults from csrepro.methods), with
+    ``n_estimators`` -> range(1, cap + 1) when ``rounds`` (it chooses its rounds), and the grids of a decision
+    rule's probability model (``model_params``; its choice is not stored: the rule's ``selected`` has none)."""
+    from csrepro import methods
+
+    grid = dict((entry.get("rounds_on_validation") or {}).get("grid") or {})
+    factory = methods.get_method(entry.get("method", "")).factory if entry.get("method") in methods.METHODS else None
+    tuned = factory in (methods.gbdt_calibrated, methods.gbdt_weighted, methods.logistic_bayes)
+    defaults = {"max_depth_grid": methods.GBDT_DEPTHS, "C_grid": methods.LOGISTIC_CS}
+    for key, name in FACTORY_GRIDS.items():
+        if key in entry or tuned and key in inspect.signature(factory).parameters:
+            grid[name] = list(entry.get(key, defaults[key]))
+    if rounds or "n_estimators" in entry and ("rounds_on_validation" in entry or tuned):
+        grid["n_estimators"] = range(1, int(entry.get("n_estimators", 1)) + 1)
+    model = dict(entry.get("model_params") or {})  # a decision rule's tuned probability model (e.g. model: hgb)
+    if "max_depth_grid" in model:
+        grid["model max_depth"] = list(model["max_depth_grid"])
+    if "n_estimators" in model:
+        grid["model rounds"] = range(1, int(model["n_estimators"]) + 1)
+    return grid
+
+
+def _values_text(values) -> str:
+    if isinstance(values, range):
+        return f"1..{values.stop - 1}"
+    return "{" + ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values) + "}"
+
+
+def selection_table(store: pd.DataFrame, cfg=None) -> pd.DataFrame:
+    """Per method: search space, number of candidates, chosen settings and the share of fits at the cap (module
+    docstring); the methods of ``cfg``'s ``exp.methods`` in config order (every method of the store without one)."""
+    sel = latest_trials(store)
+    entries = dict(((cfg or {}).get("exp") or {}).get("methods") or {})
+    rows = []
+    for method in list(entries) + sorted(set(sel["method"]) - set(entries)):
+        fits = sel[sel["method"] == method]
+        chosen = [json.loads(c) for c in fits.get("selected", pd.Series(dtype=object)).dropna()]
+        rounds = [c["n_estimators"] for c in chosen if "n_estimators" in c]
+        space = search_space({"method": method, **dict(entries.get(method) or {})}, bool(rounds))
+        caps = [c.get("n_estimators_cap", space.get("n_estimators", range(1, 1)).stop - 1) for c in chosen
+                if "n_estimators" in c]
+        parts = []
+        for name in space:
+            if name == "n_estimators" or name.startswith("model "):
+                continue
+            values = pd.Series([c.get(name) for c in chosen]).dropna()
+            if len(values):
+                top = values.value_counts()
+                parts.append(f"{name}={top.index[0]:g} ({top.iloc[0] / len(values):.0%})" if isinstance(
+                    top.index[0], float) else f"{name}={top.index[0]} ({top.iloc[0] / len(values):.0%})")
+        if rounds:
+            parts.append(f"rounds median {np.median(rounds):g} [{min(rounds)}, {max(rounds)}]")
+        at_cap = [n >= (1 - CAP_MARGIN) * cap for n, cap in zip(rounds, caps)]
+        rows.append({
+            "method": method, "group": GROUPS.get(method, "other"),
+            "search_space": "; ".join(f"{k} in {_values_text(v)}" for k, v in space.items()) or "none (no setting "
+            "chosen on validation)",
+            "n_candidates": int(np.prod([len(v) for v in space.values()])) if space else 1,
+            "selected": "; ".join(parts) or "-",
+            "median_rounds": np.median(rounds) if rounds else np.nan,
+            "cap": max(caps) if caps else pd.NA,
+            "cap_share": float(np.mean(at_cap)) if rounds else np.nan,
+            "refit": all(c.get("refit", False) for c in chosen) if any("refit" in c for c in chosen) else pd.NA,
+            "n_fits": len(fits)})
+    return pd.DataFrame(rows).astype({"cap": "Int64"})
+
+
+def selection_markdown(table: pd.DataFrame) -> str:
+    """``selection_table`` as a Markdown table (cap share in %)."""
+    lines = ["| method | search space | candidates | chosen settings | refit | fits at the cap (>= 90 %) |",
+             "|---|---|---:|---|---|---:|"]
+    for r in table.itertuples():
+        share = "-" if pd.isna(r.cap_share) else f"{100 * r.cap_share:.0f} % (cap {r.cap})"
+        refit = "-" if pd.isna(r.refit) else "yes" if r.refit else "no"
+        lines.append(f"| `{r.method}` | {r.search_space} | {r.n_candidates:,} | {r.selected} | {refit} | {share} |")
+    return "\n".join(lines) + "\n"
+
+
 def plot_leaderboard(out_dir, store: pd.DataFrame, cfg=None) -> list[Path]:
     """Every table and figure of the module docstring; ``cfg`` names the reference (``exp.report.reference``)."""
     out_dir = Path(out_dir)
@@ -279,6 +371,10 @@ def plot_leaderboard(out_dir, store: pd.DataFrame, cfg=None) -> list[Path]:
     board["median_fit_seconds"] = board["method"].map(seconds)
     board.to_csv(out_dir / "leaderboard.csv", index=False)
     paths = [out_dir / "problems.csv", out_dir / "leaderboard.csv"]
+    chosen = selection_table(store, cfg)
+    chosen.to_csv(out_dir / "selection.csv", index=False)
+    (out_dir / "selection.md").write_text(selection_markdown(chosen))
+    paths += [out_dir / "selection.csv", out_dir / "selection.md"]
     fam_rows, tests, pngs = [], [], []
     by_dataset = dataset_ranks(problems, methods, cube)
     if len(by_dataset) >= MIN_FRIEDMAN:

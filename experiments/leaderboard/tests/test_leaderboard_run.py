@@ -1,11 +1,14 @@
 """Reduced-scale run of the leaderboard (conf/exp/leaderboard.yaml) through the real runner and report: every
-method on five small problems (two datasets under several cost families), two splits each.
+method on five small problems (two datasets under several cost families), two splits each, every cap of the rounds
+lowered to :data:`CAP` and every patience to :data:`PATIENCE` (the rules are those of the default scale).
 
 It checks the protocol the statistics rely on -- the same split for every method of a problem and for every cost
-family of a dataset, one cost matrix per (problem, split) -- and that the report writes the leaderboard's tables
-and figures with every method ranked.
+family of a dataset, one cost matrix per (problem, split) -- the data rule of issue 30 -- the same validation rows
+for every method of a split, the choice stored for every method, refitted on the training part, rounds up to the
+cap -- and that the report writes the leaderboard's tables and figures with every method ranked.
 """
 
+import functools
 import json
 
 import numpy as np
@@ -14,24 +17,43 @@ import pytest
 
 from csrepro.config import compose
 from csrepro.report.figures import paper_module
-from csrepro.scoring import METRICS
 
 PROBLEMS = ["newthyroid__guess_averse", "newthyroid__rebel", "newthyroid__zero_one", "balance__frequency",
             "balance__zero_one"]
 N_TRIALS = 2
+#: the reduced run's cap of the rounds and patience (the default scale's: 1000 and 50)
+CAP, PATIENCE = 60, 10
+
+
+@functools.cache
+def planned():
+    """conf/exp/leaderboard.yaml's ``exp`` as composed (not validated: the run validates it)."""
+    return compose("leaderboard").exp
+
+
+def planned_methods():
+    return list(planned().methods)
+
+
+def reduced_rounds() -> list[str]:
+    """Overrides lowering every entry's cap of the rounds (``n_estimators``, its probability model's too) to CAP and
+    its patience to PATIENCE."""
+    out = []
+    for method, entry in planned().methods.items():
+        for where, node in (("", entry), ("model_params.", entry.get("model_params") or {}),
+                            ("rounds_on_validation.", entry.get("rounds_on_validation") or {})):
+            out += [f"exp.methods.{method}.{where}{key}={value}" for key, value in
+                    (("n_estimators", CAP), ("patience", PATIENCE)) if key in node]
+    return out
 
 
 @pytest.fixture(scope="module")
 def run(run_reduced):
     pytest.importorskip("lightgbm")
     pytest.importorskip("xgboost")
-    rows, _, exp_dir = run_reduced("leaderboard", [f"exp.n_trials={N_TRIALS}", f"exp.datasets=[{','.join(PROBLEMS)}]"],
-                                   needs=["newthyroid", "balance"])
+    rows, _, exp_dir = run_reduced("leaderboard", [f"exp.n_trials={N_TRIALS}", f"exp.datasets=[{','.join(PROBLEMS)}]",
+                                                   *reduced_rounds()], needs=["newthyroid", "balance"])
     return rows, exp_dir / "figures"
-
-
-def planned_methods():
-    return list(compose("leaderboard", metric_names=METRICS).exp.methods)
 
 
 def test_every_method_ran_on_every_split(run):
@@ -68,7 +90,7 @@ def test_the_leaderboard_ranks_every_method(run):
     assert (board["n_problems"] == len(PROBLEMS)).all()
     # ranks over 5 problems average to (M + 1) / 2
     assert board["average_rank"].mean() == pytest.approx((len(board) + 1) / 2)
-    reference = compose("leaderboard", metric_names=METRICS).exp.report.reference  # named before the run
+    reference = planned().report.reference  # named before the run
     assert set(board["reference"]) == {reference} and reference in set(board["method"])
     compared = board[board["method"] != reference]
     assert ((compared["wins"] + compared["ties"] + compared["losses"]) == len(PROBLEMS)).all()
@@ -82,4 +104,45 @@ def test_the_leaderboard_ranks_every_method(run):
 def test_tuned_boosters_record_their_choice(run):
     rows, _ = run
     chosen = rows[rows["method"] == "rebel"]["selected"].map(json.loads)
-    assert all(c["max_depth"] in (1, 2, 4) and 1 <= c["n_estimators"] <= 200 for c in chosen)
+    assert all(c["max_depth"] in (1, 2, 4) and 1 <= c["n_estimators"] <= c["n_estimators_cap"] == CAP
+               and c["patience"] == PATIENCE for c in chosen)
+    entry = planned().methods["rebel"]  # the default scale's budget
+    assert (entry.n_estimators, entry.rounds_on_validation.patience) == (1000, 50)
+
+
+def _chosen(rows):
+    assert rows["selected"].notna().all()  # every method of every trial stores its choice (issue 30)
+    return rows.assign(chosen=rows["selected"].map(json.loads), source=rows["dataset"].str.partition("__")[0])
+
+
+def test_every_method_of_a_split_validates_on_the_same_rows(run):
+    rows, _ = run
+    rows = _chosen(rows)
+    seeds = rows.groupby(["source", "trial"])["chosen"].apply(lambda c: {s["selection_seed"] for s in c})
+    assert seeds.map(len).eq(1).all()  # one seed per split, shared by every method and cost family
+    assert len({next(iter(s)) for s in seeds}) == len(seeds)  # and a different one for each split
+    assert (rows.groupby(["dataset", "trial"])["model_seed"].nunique() > 1).all()  # the models keep their own seeds
+
+
+def test_every_tuned_method_refits_its_choice_on_the_training_part(run):
+    rows, _ = run
+    rows = _chosen(rows)
+    entries = planned().methods
+    tuned = [m for m, e in entries.items() if "rounds_on_validation" in e or "refit" in e]
+    assert {"rebel", "p_mcboost", "hgb_calibrated", "xgboost_weighted", "logistic"} <= set(tuned)
+    for method in tuned:
+        chosen = rows[rows["method"] == method]["chosen"]
+        assert all(c.get("refit") is True for c in chosen), method
+    calibrated = rows[rows["method"] == "hgb_calibrated"]["chosen"]
+    assert all(c["calibration"] == "sigmoid" and c["max_depth"] in (1, 2, 4) for c in calibrated)
+
+
+def test_the_report_lists_each_methods_search_space_and_cap_share(run):
+    _, figures = run
+    table = pd.read_csv(figures / "selection.csv").set_index("method")
+    assert set(table.index) == set(planned_methods())
+    assert table.loc["rebel", "n_candidates"] == 3 * CAP and table.loc["p_mcboost", "n_candidates"] == CAP
+    assert table.loc["logistic", "n_candidates"] == 5 and table.loc["partition", "n_candidates"] == 1
+    staged = table[table["cap"].notna()]
+    assert staged["cap_share"].between(0, 1).all() and (staged["cap"] == CAP).all()
+    assert "| `rebel` |" in (figures / "selection.md").read_text()
