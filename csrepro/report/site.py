@@ -853,7 +853,7 @@ def build_site(experiments, results_root, experiments_dir, target, prov) -> Path
     under ``experiments_dir``/<paper>/NOTES.md) into ``target``, replacing it only once complete.
 
     ``prov`` names the site's generation (its ``date`` and ``commit``, as
-    csrepro.report.__main__.Provenance). Raises SiteError (or OSError) before touching ``target``.
+    csrepro.provenance.Provenance). Raises SiteError (or OSError) before touching ``target``.
     """
     results, experiments_dir, target = Path(results_root), Path(experiments_dir), Path(target)
     experiments = list(experiments)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from csrepro.metrics import paired_ttest
-from csrepro.report.__main__ import results_root
+from csrepro.report.build import results_root
 from csrepro.report.figures import save_png
 from csrepro.report.tables import latest_trials
 

@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 
 from csrepro import store as store_module
-from csrepro.config import compose, plan_key
+from csrepro.config import compose, plan_key, validate_config
 from csrepro.report import figures
-from csrepro.report.__main__ import NoResultsError, main, validated
+from csrepro.report.__main__ import main
+from csrepro.report.build import NoResultsError
 from csrepro.report.compare import COMPARISON_COLUMNS, CSV_COLUMNS, TRIAL_COLUMNS
 from csrepro.report.figures import paper_module
 from csrepro.runner import run_experiment
@@ -188,7 +189,7 @@ def test_no_results_is_an_error_that_writes_nothing(tmp_path, capsys, state, mes
     if state == "other settings":  # the config's plan is recorded, the one stored trial is of another setting
         pd.DataFrame([{"trial_id": "old", "dataset": "ecoli", "method": "mcboost", "trial": 0, "risk": 1.0,
                        "finished_at": "2025"}]).to_parquet(store / "part-0.parquet")
-        cfg = validated(compose("guess_averse_uci"))
+        cfg = validate_config(compose("guess_averse_uci"))
         store_module.write_plan(store.parent, plan_key(cfg.exp), [{"trial_id": "new", "config_hash": "h",
                                 "dataset": "ecoli", "trial": 0, "method": "mcboost", "params": "{}"}])
     before = snapshot(results)

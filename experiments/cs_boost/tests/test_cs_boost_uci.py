@@ -16,7 +16,7 @@ from omegaconf import open_dict
 
 from csrepro.data.loaders import resolve_data_root
 from csrepro.provenance import Provenance
-from csrepro.report.__main__ import report_experiment
+from csrepro.report.build import report_experiment
 from csrepro.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -17,7 +17,7 @@ from hydra import compose, initialize_config_dir
 
 from csrepro.data.loaders import resolve_data_root
 from csrepro.provenance import Provenance
-from csrepro.report.__main__ import report_experiment
+from csrepro.report.build import report_experiment
 from csrepro.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[3]
