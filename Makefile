@@ -20,9 +20,10 @@ endif
 THESIS_ROBUST := gaussians uci-margin large outliers letter1 musk2
 .PHONY: reproduce-thesis-robust $(addprefix reproduce-thesis-,$(THESIS_ROBUST))
 
-$(STAMP): pyproject.toml setup.py $(wildcard csrepro/_kernels/*.pyx csrepro/_kernels/*.pxd csrepro/_kernels/*.tp)
+$(STAMP): pyproject.toml setup.py $(wildcard csrepro/_kernels/*.pyx csrepro/_kernels/*.pxd csrepro/_kernels/*.tp \
+                                            csrepro/_kernels/include/*.h)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade pip 'setuptools>=77'  # setup.py build_ext --inplace reads pyproject's SPDX license
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
