@@ -323,7 +323,10 @@ def render_fidelity(results: list[ExperimentFidelity], provenance: str, experime
               "A cell counts once, from the experiment that owns it (the one that plans it; "
               "experiments/<paper>/owners.csv names it where several do).  A cell outside tolerance or without a "
               "reproduced value takes its cause from experiments/<paper>/deviations.csv, where each cause "
-              "names its evidence.", "",
+              "names its evidence.  An average-rank cell that experiments/<paper>/rank_spread.csv names is judged "
+              "again with the standard error its error cells imply (csrepro.report.fidelity.rank_se: the cells "
+              "drawn around our values with our SEs, ranked, averaged); where the rule then admits it and "
+              "deviations.csv names no other cause, its cause is tolerance.", "",
               "| Paper | Table | Owner | Published cells | Within | Outside, named cause | By cause | Unexplained "
               "| Published only |", "|:--|:--|:--|--:|--:|--:|:--|--:|--:|"]
     for (paper, table), tab in cells.groupby(["paper", "table"], sort=False):
