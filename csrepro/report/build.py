@@ -60,10 +60,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from omegaconf import DictConfig
+import yaml
+from omegaconf import DictConfig, OmegaConf
 
 from csrepro import methods
-from csrepro.config import compose, experiment_names, experiment_path, plan_key, select, validate_config
+from csrepro.config import (
+    compose,
+    config_dirs,
+    experiment_names,
+    experiment_path,
+    plan_key,
+    select,
+    validate_config,
+)
 from csrepro.provenance import REPO_ROOT, Provenance, read_run_info
 from csrepro.report.compare import PUBLISHED_COLUMNS, compare, load_published, with_trial_counts
 from csrepro.report.derived import family_values
@@ -458,20 +467,89 @@ def write_fidelity(path: Path, results: list[ExperimentFidelity], prov: Provenan
         print(f"wrote {path.with_name('CLAIMS.md')}")
 
 
+#: the keys of an experiment file that the modes over every experiment read before reporting one
+HEADER_KEYS = ("name", "paper")
+
+
+def _file_header(path: Path, conf_dir, seen: frozenset) -> dict | None:
+    """``name`` and ``paper`` as the config file ``path`` sets them at the top of ``exp``, its defaults list merged
+    in order as Hydra merges it (``_self_`` last unless placed): another experiment file of the group, or a group
+    option at ``@_here_``; None when the file sets them in a way not followed here."""
+    node = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(node, dict):
+        return None
+    defaults = list(node.get("defaults") or [])
+    header = {}
+    for entry in defaults if "_self_" in defaults else [*defaults, "_self_"]:
+        if entry == "_self_":
+            part = node
+        elif isinstance(entry, str):  # another experiment file, e.g. cs_boost_uci_stumps_loo's cs_boost_uci_stumps
+            other = experiment_path(entry, conf_dir)
+            part = None if other is None or entry in seen else _file_header(other, conf_dir, seen | {entry})
+        elif isinstance(entry, dict) and len(entry) == 1:
+            (group, option), = entry.items()
+            if not str(group).endswith("@_here_"):
+                continue  # a group option under its own key (/protocol: kfold) sets no top-level key
+            folder = str(group).removesuffix("@_here_").lstrip("/")
+            found = [d / folder / f"{option}.yaml" for d in config_dirs(conf_dir)
+                     if (d / folder / f"{option}.yaml").is_file()]
+            part = yaml.safe_load(found[0].read_text(encoding="utf-8")) if found else None
+            part = None if not isinstance(part, dict) or "defaults" in part else part
+        else:
+            part = None
+        if part is None:
+            return None
+        header.update({k: part[k] for k in HEADER_KEYS if k in part})
+    return header
+
+
+def experiment_header(exp: str, conf_dir=None) -> tuple[str, str] | None:
+    """(``exp.paper``, ``exp.name``) of experiment ``exp`` read from its file without Hydra (milliseconds, where a
+    composition takes a third of a second), as :func:`csrepro.config.compose` gives them without overrides; None
+    when the file cannot be read so or sets them otherwise than as plain strings (compose it instead)."""
+    path = experiment_path(exp, conf_dir)
+    try:
+        header = None if path is None else _file_header(path, conf_dir, frozenset({exp}))
+    except (OSError, yaml.YAMLError):
+        return None
+    if header is None or not all(isinstance(header.get(k), str) and "${" not in header[k] for k in HEADER_KEYS):
+        return None
+    return header["paper"], header["name"]
+
+
 def paper_experiments(conf_dir, overrides=()) -> tuple[dict[str, DictConfig], Path]:
-    """The composed configs (with ``overrides``) of the experiments in ``conf_dir`` that reproduce a paper, by
-    name (the others are named and skipped), and the results folder; ReportError when there are none."""
+    """The configs of the experiments in ``conf_dir`` that reproduce a paper, by name (the others are named and
+    skipped), and the results folder; ReportError when there are none.  Each config holds ``exp.paper``,
+    ``exp.name`` and ``results.root``, all that --all, --fidelity and --site read before reporting one experiment
+    (:func:`report_all` composes those it reports): the first experiment is composed with ``overrides`` (an error
+    in them stops here, before any work), the others' paper and name are read from their files
+    (:func:`experiment_header`), unless an override names ``exp`` or a file cannot be read so: then that
+    experiment is composed with the overrides."""
     exps = experiment_names(conf_dir)
     if not exps:
         raise ReportError(f"no experiment configs in {Path(conf_dir) / 'exp'}; point --conf-dir at the conf folder")
-    cfgs = {e: compose(e, overrides, conf_dir=conf_dir) for e in exps}
+    first = compose(exps[0], overrides, conf_dir=conf_dir)
+    root = results_root(first)
+    cheap = not any("exp" in o for o in overrides)
+
+    def header(e: str) -> DictConfig:
+        found = experiment_header(e, conf_dir) if cheap else None
+        if found is None:
+            cfg = first if e == exps[0] else compose(e, overrides, conf_dir=conf_dir)
+            found = select(cfg, "exp.paper", "paper"), select(cfg, "exp.name", default=e)
+            root_e = results_root(cfg)
+        else:
+            root_e = root
+        return OmegaConf.create({"exp": {"paper": found[0], "name": found[1]}, "results": {"root": str(root_e)}})
+
+    cfgs = {e: header(e) for e in exps}
     paperless = [e for e, cfg in cfgs.items() if not select(cfg, "exp.paper", "paper")]
     if paperless:
         print(f"skipping experiments that reproduce no paper: {paperless}")
     papers = {e: cfg for e, cfg in cfgs.items() if e not in paperless}
     if not papers:
         raise ReportError(f"no experiment in {Path(conf_dir) / 'exp'} names a paper; nothing to report")
-    return papers, results_root(cfgs[exps[0]])
+    return papers, root
 
 
 def write_site(cfgs: dict[str, DictConfig], root: Path, experiments_dir, target: Path, prov: Provenance) -> None:
@@ -495,9 +573,10 @@ def write_committed_fidelity(cfgs: dict[str, DictConfig], root: Path, path: Path
 
 def report_all(cfgs: dict[str, DictConfig], path: Path, experiments_dir, prov: Provenance, on_error, *,
                conf_dir=None, force: bool = False, out=None, overrides=()) -> bool:
-    """:func:`report_experiment` for each experiment of ``cfgs`` that has a store, then :func:`write_fidelity` at
-    ``path``, where an experiment without results or whose report failed keeps its committed comparison.csv.
-    Those without results are named with their run command, a failure goes to ``on_error(err)`` and the next
+    """:func:`report_experiment` for each experiment of ``cfgs`` that has a store (composed from ``conf_dir`` with
+    ``overrides``), then :func:`write_fidelity` at ``path``, where an experiment without results or whose report
+    failed keeps its committed comparison.csv. Those without results are named with their run command, a failure
+    goes to ``on_error(err)`` and the next
     experiment is reported; ReportError (nothing written) when none was. False when one failed."""
     results, without, failed = [], [], []
     for e, cfg in cfgs.items():
@@ -505,8 +584,8 @@ def report_all(cfgs: dict[str, DictConfig], path: Path, experiments_dir, prov: P
             name = select(cfg, "exp.name", default=e)
             if why := _no_store(results_root(cfg) / name):  # checked before planning (seconds)
                 raise _no_results(name, e, why, overrides)
-            results.append(report_experiment(e, cfg, experiments_dir, prov, conf_dir=conf_dir, force=force, out=out,
-                                             overrides=overrides))
+            results.append(report_experiment(e, compose(e, overrides, conf_dir=conf_dir), experiments_dir, prov,
+                                             conf_dir=conf_dir, force=force, out=out, overrides=overrides))
             continue
         except NoResultsError as err:
             print(err)

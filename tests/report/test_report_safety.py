@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from csrepro import store as store_module
-from csrepro.config import compose, plan_key, validate_config
+from csrepro.config import compose, experiment_names, plan_key, select, validate_config
 from csrepro.report import figures
 from csrepro.report.__main__ import main
-from csrepro.report.build import NoResultsError
+from csrepro.report.build import NoResultsError, experiment_header
 from csrepro.report.compare import COMPARISON_COLUMNS, CSV_COLUMNS, TRIAL_COLUMNS
 from csrepro.report.figures import paper_module
 from csrepro.runner import run_experiment
@@ -315,6 +315,21 @@ def test_fidelity_never_drops_an_experiment_without_force(fresh_clone, capsys):
     assert snapshot(results) == before
     assert main(["--fidelity", "--force", *args]) == 0
     assert "thesis_musk2" not in (results / "FIDELITY.md").read_text()
+
+
+def test_paper_and_name_read_from_the_files_are_the_composed_ones(tmp_path):
+    """--all, --fidelity and --site read each experiment's paper and name from its file (build.experiment_header,
+    without Hydra): for every experiment of the repository (defaults lists included) they are those of the
+    composed config; a file that sets them otherwise gives None (the experiment is composed instead)."""
+    for exp in experiment_names():
+        cfg = compose(exp)
+        assert experiment_header(exp) == (select(cfg, "exp.paper", "paper"), select(cfg, "exp.name", default=exp))
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "a.yaml").write_text("name: ${oc.env:USER}\npaper: p\n")
+    (tmp_path / "exp" / "b.yaml").write_text("defaults:\n  - a\n  - _self_\nname: b\n")
+    (tmp_path / "exp" / "c.yaml").write_text("name: c\n")
+    assert experiment_header("a", tmp_path) is None and experiment_header("c", tmp_path) is None
+    assert experiment_header("b", tmp_path) == ("p", "b")
 
 
 def test_all_reports_the_experiments_with_stores_and_keeps_the_others(tiny, capsys):
