@@ -52,8 +52,10 @@ CLAIM_COLUMNS = ["id", "claim", "location", "check", "verdict", "evidence", "det
 VERDICTS = ("holds", "does not hold", "undecided")
 #: columns of experiments/<paper>/rank_spread.csv: the rank cells of ``table`` (``row``, "*": every row) are
 #: average ranks over the rows of the error table ``source`` (but its ``exclude_rows``, ";"-separated) of the
-#: owner's comparison.csv, ``better`` "lower" or "higher"; ``evidence`` and ``detail`` as in deviations.csv
-RANK_SPREAD_COLUMNS = ["table", "row", "source", "exclude_rows", "better", "evidence", "detail"]
+#: owner's comparison.csv, ``better`` "lower" or "higher"; with ``wins_over`` (";"-separated columns) they are
+#: instead #wins, the rows on which the cell's column beats every one of those; ``evidence`` and ``detail`` as in
+#: deviations.csv
+RANK_SPREAD_COLUMNS = ["table", "row", "source", "exclude_rows", "better", "wins_over", "evidence", "detail"]
 #: Monte Carlo draws of :func:`rank_se` and their seed (fixed: the ledger is deterministic)
 RANK_DRAWS, RANK_SEED = 4000, 0
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -142,22 +144,31 @@ def resolve_causes(cells: pd.DataFrame, ledger: pd.DataFrame) -> pd.DataFrame:
 
 
 def rank_se(values: pd.DataFrame, se: pd.DataFrame, lower_is_better: bool = True, n_draws: int = RANK_DRAWS,
-            seed: int = RANK_SEED) -> pd.Series:
+            seed: int = RANK_SEED, wins_over: list[str] | None = None) -> pd.Series:
     """Standard error of each column's average rank over the rows of ``values`` (datasets x methods), from the
-    cells' standard errors ``se`` (same shape; NaN counts as 0).
+    cells' standard errors ``se`` (same shape; NaN counts as 0); with ``wins_over``, of each column's #wins, the
+    number of rows on which it is strictly better than every column of ``wins_over`` but itself (NaN where
+    that leaves none).
 
     Each draw replaces every cell by an independent normal draw around it with its SE, ranks each row (1 =
-    best, ties averaged) and averages the ranks over the rows; the SE is the standard deviation of that average
-    over ``n_draws`` seeded draws.  Two methods whose cells are several SEs apart never swap and add nothing;
-    close ones swap in a share of the draws.  Independent draws ignore that two methods are tested on the same
-    examples (a paired difference can be surer than the two SEs say), so the SE is an upper bound where errors
-    are positively correlated.
+    best, ties averaged) and averages the ranks over the rows (or counts the wins); the SE is the standard
+    deviation of that statistic over ``n_draws`` seeded draws.  Two methods whose cells are several SEs apart
+    never swap and add nothing; close ones swap in a share of the draws.  Independent draws ignore that two
+    methods are tested on the same examples (a paired difference can be surer than the two SEs say), so the SE
+    is an upper bound where errors are positively correlated.
     """
     v = values.to_numpy(float)
     s = np.nan_to_num(se.reindex_like(values).to_numpy(float))
     draws = v[None] + np.random.default_rng(seed).standard_normal((n_draws, *v.shape)) * s[None]
-    ranks = rankdata(draws if lower_is_better else -draws, axis=2).mean(axis=1)
-    return pd.Series(ranks.std(axis=0, ddof=1), index=values.columns)
+    draws = draws if lower_is_better else -draws
+    if wins_over is None:
+        stat = rankdata(draws, axis=2).mean(axis=1)
+    else:
+        cols = list(values.columns)
+        others = [[cols.index(o) for o in wins_over if o != c] for c in cols]
+        stat = np.stack([(draws[:, :, j] < draws[:, :, o].min(axis=2)).sum(axis=1) if o else
+                         np.full(n_draws, np.nan) for j, o in enumerate(others)], axis=1).astype(float)
+    return pd.Series(stat.std(axis=0, ddof=1), index=values.columns)
 
 
 def load_rank_spread(paper_dir) -> pd.DataFrame:
@@ -185,10 +196,11 @@ def rank_spread_causes(cells: pd.DataFrame, results: list[ExperimentFidelity], p
             comp = comps[owner]
             src = comp[(comp["table"] == rule["source"]) & ~comp["row"].isin(rule["exclude_rows"].split(";"))]
             se = rank_se(src.pivot(index="row", columns="column", values="reproduced"),
-                         src.pivot(index="row", columns="column", values="reproduced_se"), rule["better"] == "lower")
+                         src.pivot(index="row", columns="column", values="reproduced_se"), rule["better"] == "lower",
+                         wins_over=rule["wins_over"].split(";") if rule["wins_over"] else None)
             for i in idx:
                 c, s = out.loc[i], se.get(out.at[i, "column"], np.nan)
-                note = f"rank SE {s:.2f} from the {rule['source']} cells"
+                note = f"{'#wins' if rule['wins_over'] else 'rank'} SE {s:.2f} from the {rule['source']} cells"
                 if within(c["published"], c["reproduced"], np.nan, s):
                     out.loc[i, ["cause", "evidence", "detail"]] = [
                         "tolerance", rule["evidence"],

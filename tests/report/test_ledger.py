@@ -104,6 +104,10 @@ def test_rank_se_matches_the_two_method_hand_case():
     assert two["a"] == pytest.approx(np.sqrt(p * (1 - p) / 2), abs=0.01)
     exact = rank_se(pd.DataFrame({"a": [0.0], "b": [1.0]}), pd.DataFrame({"a": [np.nan], "b": [0.0]}))
     assert exact.tolist() == [0.0, 0.0]  # no SE: the ranks are what the cells say
+    # #wins of a over b on that set: a win with probability 1 - p, the same SD
+    wins = rank_se(pd.DataFrame({"a": [0.0], "b": [1.0]}), pd.DataFrame({"a": [1.0], "b": [1.0]}), n_draws=20000,
+                   wins_over=["b"])
+    assert wins["a"] == pytest.approx(np.sqrt(p * (1 - p)), abs=0.01)
 
 
 def test_rank_cells_take_tolerance_only_where_their_rank_se_admits_them():
@@ -117,8 +121,8 @@ def test_rank_cells_take_tolerance_only_where_their_rank_se_admits_them():
     cells = pd.DataFrame({"table": "R", "row": "avg", "column": ["a", "b", "c"], "owner": "e", "published": 2.0,
                           "reproduced": [1.5, 1.5, 3.0], "status": "outside", "cause": ["unexplained", "data_differs", ""],
                           "evidence": ["x", "y", ""], "detail": ["d", "d", ""]})
-    spread = pd.DataFrame([("R", "*", "E", "avg", "lower", "ev", "why")],
-                          columns=["table", "row", "source", "exclude_rows", "better", "evidence", "detail"])
+    spread = pd.DataFrame([("R", "*", "E", "avg", "lower", "", "ev", "why")],
+                          columns=["table", "row", "source", "exclude_rows", "better", "wins_over", "evidence", "detail"])
     got = rank_spread_causes(cells, [ExperimentFidelity("e", "p", comp)], "p", spread)
     assert got["cause"].tolist() == ["tolerance", "data_differs", ""]
     assert got["evidence"].tolist() == ["ev", "y", ""]
