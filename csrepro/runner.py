@@ -348,9 +348,10 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
     by ``trial.selection_seed`` when the protocol shares one per trial (csrepro.trials; a factory with a
     ``selection_seed`` parameter gets it), else by the model seed.  The choice is stored as ``selected`` (JSON): an
     estimator's ``selected_params_`` (the convention of every estimator that tunes itself, e.g.
-    RoundsOnValidation and the leaderboard's baselines), else an ``inner_cv`` search's ``best_params_``; with a
-    shared seed, every method stores it there as ``selection_seed`` ({} and the seed for a method that chooses
-    nothing).
+    RoundsOnValidation and the leaderboard's baselines), else an ``inner_cv`` search's ``best_params_``, else, for
+    a meta-estimator whose fitted ``estimator_`` (or its ``estimator_``, ...) tuned itself (e.g. a decision rule
+    over a tuned probability model), that one's as ``{"model": ...}``; with a shared seed, every method stores it there as ``selection_seed`` ({} and
+    the seed for a method that chooses nothing).
     """
     params = json.loads(trial.params_json)
     method, cv = params.pop("method", trial.method), params.pop("inner_cv", None)
@@ -380,6 +381,11 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
                          f"{classes.tolist()}; its predict must return labels seen in fit or given as `labels`")
     p = Predictions(z_test, np.searchsorted(classes, predicted), C, estimator, X_test, classes)
     chosen = getattr(estimator, "selected_params_", estimator.best_params_ if cv else None)
+    inner = getattr(estimator, "estimator_", None)
+    while inner is not None and not hasattr(inner, "selected_params_"):  # through wrappers (e.g. a shared fit)
+        inner = getattr(inner, "estimator_", None)
+    if chosen is None and inner is not None:
+        chosen = {"model": inner.selected_params_}
     if shared:
         chosen = {**(chosen or {}), "selection_seed": trial.selection_seed}
     selected = {} if chosen is None else {"selected": canonical_json(chosen)}

@@ -275,8 +275,8 @@ def plot_cost_time(board: pd.DataFrame, out_dir: Path) -> Path:
 def search_space(entry: dict, rounds: bool) -> dict:
     """A leaderboard entry's (its ``exp.methods`` mapping) search space: parameter -> candidate values, from its
     ``rounds_on_validation.grid`` or its factory's grids (:data:`FACTORY_GRIDS`, defaults from csrepro.methods), with
-    ``n_estimators`` -> range(1, cap + 1) when ``rounds`` (it chooses its rounds), and the grids of a decision
-    rule's probability model (``model_params``; its choice is not stored: the rule's ``selected`` has none)."""
+    ``n_estimators`` -> range(1, cap + 1) when it chooses its rounds (``rounds``: its fits stored some), and the
+    grids of a decision rule's probability model (``model_params``: ``model max_depth``, ``model rounds``)."""
     from csrepro import methods
 
     grid = dict((entry.get("rounds_on_validation") or {}).get("grid") or {})
@@ -286,7 +286,7 @@ def search_space(entry: dict, rounds: bool) -> dict:
     for key, name in FACTORY_GRIDS.items():
         if key in entry or tuned and key in inspect.signature(factory).parameters:
             grid[name] = list(entry.get(key, defaults[key]))
-    if rounds or "n_estimators" in entry and ("rounds_on_validation" in entry or tuned):
+    if "n_estimators" in entry and (rounds or "rounds_on_validation" in entry or tuned):
         grid["n_estimators"] = range(1, int(entry.get("n_estimators", 1)) + 1)
     model = dict(entry.get("model_params") or {})  # a decision rule's tuned probability model (e.g. model: hgb)
     if "max_depth_grid" in model:
@@ -294,6 +294,17 @@ def search_space(entry: dict, rounds: bool) -> dict:
     if "n_estimators" in model:
         grid["model rounds"] = range(1, int(model["n_estimators"]) + 1)
     return grid
+
+
+def _flat(chosen: dict) -> dict:
+    """A stored choice with a probability model's choice (``{"model": {...}}``, a decision rule over a tuned model)
+    laid out as the method's own: its rounds and cap as ``n_estimators`` / ``n_estimators_cap``, its other settings
+    as ``model <name>``."""
+    model = chosen.get("model") or {}
+    out = {k: v for k, v in chosen.items() if k != "model"}
+    for key, value in model.items():
+        out[key if key in ("n_estimators", "n_estimators_cap", "refit") else f"model {key}"] = value
+    return out
 
 
 def _values_text(values) -> str:
@@ -310,14 +321,14 @@ def selection_table(store: pd.DataFrame, cfg=None) -> pd.DataFrame:
     rows = []
     for method in list(entries) + sorted(set(sel["method"]) - set(entries)):
         fits = sel[sel["method"] == method]
-        chosen = [json.loads(c) for c in fits.get("selected", pd.Series(dtype=object)).dropna()]
+        chosen = [_flat(json.loads(c)) for c in fits.get("selected", pd.Series(dtype=object)).dropna()]
         rounds = [c["n_estimators"] for c in chosen if "n_estimators" in c]
         space = search_space({"method": method, **dict(entries.get(method) or {})}, bool(rounds))
-        caps = [c.get("n_estimators_cap", space.get("n_estimators", range(1, 1)).stop - 1) for c in chosen
-                if "n_estimators" in c]
+        caps = [c.get("n_estimators_cap", space.get("n_estimators", space.get("model rounds", range(1, 1))).stop - 1)
+                for c in chosen if "n_estimators" in c]
         parts = []
         for name in space:
-            if name == "n_estimators" or name.startswith("model "):
+            if name in ("n_estimators", "model rounds"):
                 continue
             values = pd.Series([c.get(name) for c in chosen]).dropna()
             if len(values):

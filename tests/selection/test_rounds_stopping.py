@@ -225,7 +225,9 @@ def test_the_runner_shares_the_validation_rows_refits_and_stores_every_choice(tm
     cfg = _config(tmp_path, {"rebel": {"n_estimators": 20, "rounds_on_validation": rounds},
                              "rebel_fixed": {"method": "rebel", "n_estimators": 20},
                              "logistic": {"method": "logistic_bayes", "refit": True},
-                             "partition": {"method": "partition_matrix", "model": "rda"}},
+                             "partition": {"method": "partition_matrix", "model": "rda"},
+                             "partition_hgb": {"method": "partition_matrix", "model": "hgb", "cv": 2, "model_params": {
+                                 "n_estimators": 12, "max_depth_grid": [1], "patience": 2, "refit": True}}},
                   {"selection_seed": "trial"}, n_trials=2)
     rows = run_experiment(cfg)
     selected = rows.assign(chosen=rows["selected"].map(json.loads))
@@ -236,3 +238,7 @@ def test_the_runner_shares_the_validation_rows_refits_and_stores_every_choice(tm
                for c in rebel)
     assert all("estimator__C" in c and c["refit"] for c in selected[selected["method"] == "logistic"]["chosen"])
     assert all(set(c) == {"selection_seed"} for c in selected[selected["method"] == "rebel_fixed"]["chosen"])
+    assert all(set(c) == {"selection_seed"} for c in selected[selected["method"] == "partition"]["chosen"])
+    # a rule over a tuned probability model stores the model's choice (the model refitted on the training part)
+    assert all(c["model"]["max_depth"] == 1 and 1 <= c["model"]["n_estimators"] <= 12 and c["model"]["refit"]
+               for c in selected[selected["method"] == "partition_hgb"]["chosen"])

@@ -135,6 +135,10 @@ def test_every_tuned_method_refits_its_choice_on_the_training_part(run):
         assert all(c.get("refit") is True for c in chosen), method
     calibrated = rows[rows["method"] == "hgb_calibrated"]["chosen"]
     assert all(c["calibration"] == "sigmoid" and c["max_depth"] in (1, 2, 4) for c in calibrated)
+    ruled = [m for m, e in entries.items() if "max_depth_grid" in (e.get("model_params") or {})]  # rules over HGB
+    for method in ruled:  # the probability model's choice, under "model"
+        assert all(c["model"]["max_depth"] in (1, 2, 4) and 1 <= c["model"]["n_estimators"] <= CAP
+                   for c in rows[rows["method"] == method]["chosen"]), method
 
 
 def test_the_report_lists_each_methods_search_space_and_cap_share(run):
