@@ -12,7 +12,7 @@ FIDELITY.md has two parts.
   the cause the paper's deviations.csv gives it (:func:`load_ledger`, vocabulary :data:`CAUSES`).  Its
   last line is the total.
 
-A rank cell (an average rank over datasets) carries no standard error in comparison.csv.  Where
+A rank cell (an average rank, or a #wins count, over datasets) carries no standard error in comparison.csv.  Where
 experiments/<paper>/rank_spread.csv (:data:`RANK_SPREAD_COLUMNS`) names the error table it ranks, the
 ledger gives it the standard error its error cells imply (:func:`rank_se`), and a rank cell outside
 tolerance that the tolerance rule admits with that SE takes the cause ``tolerance``
