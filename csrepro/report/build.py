@@ -319,6 +319,17 @@ def _method_lines(methods_cfg) -> list[str]:
     return lines
 
 
+def _figure_lines(figures: list[Path], stage: Path) -> list[str]:
+    """REPORT.md's lines for what a paper's figures.py returned: each Markdown table (``*.md``, e.g. the
+    leaderboard's selection.md) inline under a heading of its name, then "## Figures", with every image
+    (``*.png``) shown and every other file (a figure's data) linked, relative to the report."""
+    tables = [p for p in figures if p.suffix == ".md"]
+    lines = [x for p in tables for x in (f"## {p.stem.replace('_', ' ').capitalize()}", "", p.read_text().rstrip(), "")]
+    shown = [f"{'!' if p.suffix == '.png' else ''}[{p.stem if p.suffix == '.png' else p.name}]"
+             f"({Path(os.path.relpath(p, stage)).as_posix()})" for p in figures if p.suffix != ".md"]
+    return [*lines, "## Figures", "", *shown]
+
+
 def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenance, *, conf_dir=None,
                       force: bool = False, out=None, overrides=()) -> ExperimentFidelity:
     """Write one experiment's REPORT.md, comparison.csv, tables and figures; returns its comparison.
@@ -408,8 +419,7 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
                  f"{c['within']} of {c['published']} published cells ({source}) within tolerance, {c['outside']} "
                  f"outside, {c['missing']} without a reproduced value; cell by cell in comparison.csv"
                  + (f" ({short} cells have fewer trials than planned)." if short else "."), "",
-                 *sections, "## Figures", "",
-                 *[f"![{p.stem}]({Path(os.path.relpath(p, stage)).as_posix()})" for p in figures]]
+                 *sections, *_figure_lines(figures, stage)]
         (stage / "REPORT.md").write_text("\n".join(lines) + "\n")
         _install(stage, target)
     status = f", PARTIAL: {len(store):,} of {plan.n:,} planned trials" if partial else ""

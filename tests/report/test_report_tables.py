@@ -129,3 +129,17 @@ def test_render_markdown_and_latex():
     tex = render_latex(spec, cells, pub)
     assert r"Set A & rep & 4 & \textbf{2.50 $\pm$ 0.65} & 3.50 $\pm$ 0.63$^\dagger$ \\" in tex
     assert r"M-1 & M\_2" in tex and r"\midrule" + "\nAvg. Rank" in tex and "Toy, p. 1" in tex
+
+
+def test_report_inlines_markdown_tables_shows_images_and_links_data(tmp_path):
+    """What a paper's figures.py returns goes into REPORT.md by kind: a Markdown table inline under its name,
+    an image shown, any other file (a figure's CSV) linked -- never a CSV as an image."""
+    from csrepro.report.build import _figure_lines
+
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    (figures / "chosen_settings.md").write_text("| method | depth |\n|---|---|\n| rebel | 2 |\n")
+    paths = [figures / "cd.png", figures / "chosen_settings.md", figures / "chosen_settings.csv"]
+    assert _figure_lines(paths, tmp_path) == [
+        "## Chosen settings", "", "| method | depth |\n|---|---|\n| rebel | 2 |", "",
+        "## Figures", "", "![cd](figures/cd.png)", "[chosen_settings.csv](figures/chosen_settings.csv)"]
