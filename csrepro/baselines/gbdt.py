@@ -49,14 +49,11 @@ LightGBM and XGBoost are optional (``pip install -e '.[bench]'``) and imported o
 from __future__ import annotations
 
 import importlib
-import warnings
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
-from sklearn.calibration import CalibratedClassifierCV
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
@@ -65,7 +62,7 @@ from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.bayes_rule import CalibratedBayesClassifier, _labels_and_codes
 from csrepro.decision.rules import decide
 from csrepro.selection.rounds import RoundsOnValidation
-from csrepro.validation import IntegerInterval, codes_of
+from csrepro.validation import IntegerInterval
 
 __all__ = ["GradientBoostingPeer", "LIBRARIES", "TunedCalibratedBayesClassifier", "cost_weights"]
 
@@ -297,14 +294,13 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
 
     ``refit=True`` (issue 30's data rule, the same as every other leaderboard method's: settings chosen on the
     validation part, then one model with those settings fitted on all training rows): instead of the ``cv``
-    models of the cross-fitted ensemble, scikit-learn's ``CalibratedClassifierCV(ensemble=False)``: the calibration
-    map (``method``) is learned on the out-of-fold predictions of ``cv`` folds (stratified, unshuffled, fewer when
-    a class has fewer members, at least 2, as in CalibratedBayesClassifier) and applied to the estimator refitted on
-    all of (X, y).  ``patience``: the rounds by early stopping (RoundsOnValidation's ``patience``).
+    models of the cross-fitted ensemble, CalibratedBayesClassifier with ``ensemble=False`` (scikit-learn's
+    ``CalibratedClassifierCV(ensemble=False)``): the calibration map (``method``) is learned on the out-of-fold
+    predictions of the same ``cv`` folds and applied to the estimator refitted on all of (X, y).  ``patience``: the rounds by early stopping (RoundsOnValidation's ``patience``).
 
     Attributes: best_params_ (the grid point and ``n_estimators``), validation_scores_ (RoundsOnValidation's),
     selected_params_ (RoundsOnValidation's, with ``calibration`` = ``method`` and ``calibration_cv`` = ``cv``),
-    calibrated_ (the fitted CalibratedBayesClassifier, or with ``refit`` the fitted CalibratedClassifierCV),
+    calibrated_ (the fitted CalibratedBayesClassifier, ``ensemble=not refit``),
     classes_, cost_matrix_, n_features_in_.
     """
 
@@ -353,38 +349,16 @@ class TunedCalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
         self.selected_params_ = {**tuner.selected_params_, "calibration": self.method, "calibration_cv": self.cv}
         if self.refit:
             self.selected_params_["refit"] = True
-            self._fit_refit(final, X, y)
-            return self
         self.calibrated_ = CalibratedBayesClassifier(final, cost_matrix=self.cost_matrix, method=self.method,
-                                                     cv=self.cv, labels=self.labels,
-                                                     random_state=self.random_state).fit(X, y)
+                                                     cv=self.cv, labels=self.labels, random_state=self.random_state,
+                                                     ensemble=not self.refit).fit(X, y)
         self.classes_, self.cost_matrix_ = self.calibrated_.classes_, self.calibrated_.cost_matrix_
-        self._columns = np.arange(len(self.classes_))
         return self
-
-    def _fit_refit(self, final, X, y):
-        """``refit``: CalibratedClassifierCV(final, ensemble=False) on out-of-fold predictions of all of (X, y)."""
-        self.classes_, codes = _labels_and_codes(self, y)
-        self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
-        folds = self.cv
-        if isinstance(folds, Integral):  # CalibratedBayesClassifier's folds: fewer for a rare class, at least 2
-            counts = np.bincount(codes)
-            with warnings.catch_warnings():  # a class with one member: StratifiedKFold warns, then leaves it out once
-                warnings.simplefilter("ignore", UserWarning)
-                folds = list(StratifiedKFold(max(2, min(int(folds), int(counts[counts > 0].min())))).split(X, codes))
-        with threadpool_limits(limits=1, user_api="blas"):
-            self.calibrated_ = CalibratedClassifierCV(final, method=self.method, cv=folds, ensemble=False).fit(X, y)
-        self._columns = codes_of(self.classes_, self.calibrated_.classes_)
 
     def predict_proba(self, X):
         """Calibrated probabilities (n, K) in ``classes_`` order (0 for a class absent from the training labels)."""
         check_is_fitted(self)
-        P = self.calibrated_.predict_proba(validate_data(self, X, dtype=np.float64, reset=False))
-        if np.array_equal(self._columns, np.arange(len(self.classes_))):
-            return P
-        full = np.zeros((len(P), len(self.classes_)))
-        full[:, self._columns] = P
-        return full
+        return self.calibrated_.predict_proba(validate_data(self, X, dtype=np.float64, reset=False))
 
     def predict(self, X):
         """The minimum-expected-cost class under ``predict_proba`` (ties: the lowest class index)."""

@@ -134,9 +134,10 @@ class BayesRuleClassifier(ClassifierMixin, BaseEstimator):
 class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
     """Calibrated probabilities followed by the minimum-expected-cost rule, O'Brien et al. 2008 eq. (1).
 
-    ``CalibratedClassifierCV(estimator, method=method, cv=cv, ensemble=True)`` is fitted on (X, y) (scikit-learn:
-    one estimator per fold of ``cv``, each calibrated on its held-out fold, probabilities averaged; multiclass by
-    one-vs-rest calibration and normalisation), then ``predict`` = ``classes_[argmin_k sum_j P_j C[j, k]]``
+    ``CalibratedClassifierCV(estimator, method=method, cv=cv, ensemble=ensemble)`` is fitted on (X, y) (scikit-learn,
+    ``ensemble=True``: one estimator per fold of ``cv``, each calibrated on its held-out fold, probabilities averaged;
+    ``ensemble=False``: the calibration fitted on the folds' out-of-fold predictions and applied to one estimator
+    refitted on all of (X, y); multiclass by one-vs-rest calibration and normalisation), then ``predict`` = ``classes_[argmin_k sum_j P_j C[j, k]]``
     (:func:`csrepro.decision.rules.decide`, ties to the lowest index; O'Brien's g(p; c) = argmin_i sum_j c_{i|j} p_j
     with c_{i|j} = C[j, i]).  ``estimator`` default: ``LogisticRegression(max_iter=1000)``; ``cost_matrix`` (K, K),
     rows true and columns predicted class, both in ``classes_`` order (None: 0-1 costs, i.e. the argmax of the calibrated probabilities); ``labels``: all
@@ -153,15 +154,18 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
         "cv": ["cv_object"],
         "labels": ["array-like", None],
         "random_state": ["random_state"],
+        "ensemble": ["boolean"],
     }
 
-    def __init__(self, estimator=None, cost_matrix=None, method="isotonic", cv=5, labels=None, random_state=None):
+    def __init__(self, estimator=None, cost_matrix=None, method="isotonic", cv=5, labels=None, random_state=None,
+                 ensemble=True):
         self.estimator = estimator
         self.cost_matrix = cost_matrix
         self.method = method
         self.cv = cv
         self.labels = labels
         self.random_state = random_state
+        self.ensemble = ensemble
 
     @_fit_context(prefer_skip_nested_validation=False)  # the estimator's own fit validates its parameters
     def fit(self, X, y):
@@ -180,7 +184,8 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
         # one BLAS thread: the sigmoid fits and LogisticRegression (scipy's L-BFGS-B on small problems) ran ~20x
         # slower with a multithreaded OpenBLAS on a busy 2-core machine; the experiments parallelise over folds instead
         with threadpool_limits(limits=1, user_api="blas"):
-            self.calibrated_ = CalibratedClassifierCV(base, method=self.method, cv=folds, ensemble=True).fit(X, y)
+            self.calibrated_ = CalibratedClassifierCV(base, method=self.method, cv=folds,
+                                                      ensemble=self.ensemble).fit(X, y)
         self._columns = codes_of(self.classes_, self.calibrated_.classes_)
         return self
 

@@ -153,9 +153,10 @@ def test_calibrated_refit_is_one_booster_on_all_rows_calibrated_out_of_fold():
     C = np.array([[0.0, 1, 4], [2, 0, 1], [1, 3, 0]])
     est = make_estimator("gbdt_calibrated", cost_matrix=C, random_state=0, n_estimators=30, max_depth_grid=[1, 2],
                          patience=5, refit=True, selection_seed=9).fit(X, y)
-    assert isinstance(est.calibrated_, CalibratedClassifierCV) and est.calibrated_.ensemble is False
-    booster = est.calibrated_.calibrated_classifiers_[0].estimator  # the one booster, on all rows
-    assert len(est.calibrated_.calibrated_classifiers_) == 1
+    inner = est.calibrated_.calibrated_  # CalibratedBayesClassifier(ensemble=False)'s CalibratedClassifierCV
+    assert isinstance(inner, CalibratedClassifierCV) and inner.ensemble is False
+    booster = inner.calibrated_classifiers_[0].estimator  # the one booster, on all rows
+    assert len(inner.calibrated_classifiers_) == 1
     assert booster.max_depth == est.selected_params_["max_depth"]
     assert booster.n_estimators == est.selected_params_["n_estimators"] and booster.n_iter_ == booster.n_estimators
     assert booster.random_state == 0 and est.random_state == 9  # the model's seed, the validation split's seed
