@@ -1,4 +1,4 @@
-"""The reductions' bases of issue 30 (csrepro.baselines.reductions: WeightedPipeline, few_valued_columns,
+"""The reductions' bases of issue 30 (csrepro.baselines.reductions: _WeightedPipeline, few_valued_columns,
 reduction_base; the registry's cs_reduction): weights reach the model through the pipeline, one-hot coding of the
 few-valued attributes, a tree base, a validation grid over the base's parameters, and the default base unchanged.
 
@@ -13,7 +13,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from csrepro.baselines.reductions import CostSensitiveReduction, WeightedPipeline, few_valued_columns, reduction_base
+from csrepro.baselines.reductions import (CostSensitiveReduction, _WeightedPipeline, few_valued_columns,
+                                         reduction_base)
 from csrepro.methods import make_estimator
 from csrepro.selection.rounds import RoundsOnValidation
 
@@ -69,7 +70,7 @@ def test_a_plain_pipeline_would_refuse_the_weights():
     X, y = _mixed()
     with pytest.raises((TypeError, ValueError)):
         Pipeline([("model", LogisticRegression())]).fit(X, y, sample_weight=np.ones(len(y)))
-    WeightedPipeline([("model", LogisticRegression())]).fit(X, y, sample_weight=np.ones(len(y)))
+    _WeightedPipeline([("model", LogisticRegression())]).fit(X, y, sample_weight=np.ones(len(y)))
 
 
 def test_onehot_codes_the_few_valued_attributes_only():

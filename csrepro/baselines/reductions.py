@@ -43,7 +43,7 @@ weights.
 The other peer, calibrated probabilities followed by eq. (1), is
 :class:`csrepro.decision.bayes_rule.CalibratedBayesClassifier`.
 
-Bases (issue 30, :func:`reduction_base`): the base learner is a :class:`WeightedPipeline` -- an optional one-hot
+Bases (issue 30, :func:`reduction_base`): the base learner is a :class:`_WeightedPipeline` -- an optional one-hot
 coding of the few-valued attributes (:func:`few_valued_columns`; scikit-learn's ``OneHotEncoder`` in a
 ``ColumnTransformer``), then the model -- whose ``fit(X, y, sample_weight=w)`` hands the importance weights to the
 model, so that weighting a row by an integer w is fitting it w times.  ``base="linear"``: logistic regression
@@ -81,7 +81,7 @@ from threadpoolctl import threadpool_limits
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.bayes_rule import _labels_and_codes, _seeded
 
-__all__ = ["BASES", "CostSensitiveReduction", "WeightedPipeline", "example_costs", "few_valued_columns",
+__all__ = ["BASES", "CostSensitiveReduction", "example_costs", "few_valued_columns",
            "reduction_base"]
 
 #: what ``pip`` needs for the package-based reductions
@@ -101,7 +101,7 @@ def _costsensitive():
     return costsensitive
 
 
-class WeightedPipeline(Pipeline):
+class _WeightedPipeline(Pipeline):
     """A scikit-learn ``Pipeline`` whose ``fit(X, y, sample_weight=w)`` passes ``w`` to its last step (the steps
     before it are fitted unweighted), without turning on scikit-learn's global metadata routing."""
 
@@ -120,7 +120,7 @@ def few_valued_columns(X, max_values: int) -> list[int]:
 
 
 def reduction_base(reduction: str, base: str = "linear", onehot_max_values: int | None = None, random_state=None):
-    """The base learner of ``reduction`` (module docstring, "Bases"): a :class:`WeightedPipeline` of
+    """The base learner of ``reduction`` (module docstring, "Bases"): a :class:`_WeightedPipeline` of
     ``onehot`` (the columns of :func:`few_valued_columns` with ``onehot_max_values`` one-hot coded, unseen values
     coded all-zero; ``"passthrough"`` when ``onehot_max_values`` is None) and ``model``:
     ``LogisticRegression(max_iter=1000)`` / ``Ridge(alpha=1.0)`` (``base="linear"``, classification /
@@ -142,7 +142,7 @@ def reduction_base(reduction: str, base: str = "linear", onehot_max_values: int 
     onehot = "passthrough" if onehot_max_values is None else ColumnTransformer(
         [("onehot", OneHotEncoder(handle_unknown="ignore", sparse_output=False),
           functools.partial(few_valued_columns, max_values=int(onehot_max_values)))], remainder="passthrough")
-    return WeightedPipeline([("onehot", onehot), ("model", model)])
+    return _WeightedPipeline([("onehot", onehot), ("model", model)])
 
 
 def example_costs(cost_matrix, y_codes) -> np.ndarray:
