@@ -15,7 +15,7 @@ import pytest
 from hydra import initialize_config_dir
 from omegaconf import OmegaConf
 
-from csrepro import runner
+from csrepro import run, runner
 from csrepro.config import CONF_DIR, ConfigError, compose, compose_overrides
 from csrepro.report.__main__ import main as report_main
 from csrepro.run import check_overrides
@@ -69,11 +69,20 @@ def test_override_check_lists_valid_fields():
     check_overrides(["--cfg", "job"])
 
 
-def test_cli_typo_fails_fast_with_choices(tmp_path):
-    proc = cli("+exp=smoke", "exp.n_trial=5", f"results.root={tmp_path}", check=False)
-    assert proc.returncode != 0 and "valid fields" in proc.stderr and "'n_trials'" in proc.stderr
-    proc = cli("+exp=smoke", "exp.datasets=[sk_iris,glass2]", f"results.root={tmp_path}", check=False)
-    assert proc.returncode != 0 and "unknown dataset(s) ['glass2']" in proc.stderr and "'sk_wine'" in proc.stderr
+def test_cli_typo_fails_fast_with_choices(tmp_path, monkeypatch, capsys):
+    """The entry point in this process (it stops before Hydra starts a job; the same stop in a fresh process:
+    tests/test_bad_inputs.py::test_a_bad_input_stops_the_same_in_a_fresh_process)."""
+    def stderr_of(*args):
+        monkeypatch.setattr(sys, "argv", ["csrepro.run", *args])
+        with pytest.raises(SystemExit) as stop:
+            run.main()
+        assert stop.value.code != 0
+        return capsys.readouterr().err
+
+    err = stderr_of("+exp=smoke", "exp.n_trial=5", f"results.root={tmp_path}")
+    assert "valid fields" in err and "'n_trials'" in err
+    err = stderr_of("+exp=smoke", "exp.datasets=[sk_iris,glass2]", f"results.root={tmp_path}")
+    assert "unknown dataset(s) ['glass2']" in err and "'sk_wine'" in err
     assert not store_dir(tmp_path / "smoke").exists()
 
 
@@ -107,7 +116,7 @@ def test_killed_run_resumes_to_the_rows_of_an_uninterrupted_run(tmp_path):
     partial = read_store(tmp_path / "killed" / "k")
     assert 0 < len(partial) < total
 
-    subprocess.run([sys.executable, str(script), json.dumps(cfg), "0"], cwd=tmp_path, check=True, timeout=120)
+    runner.run_experiment(cfg)  # the script's run without its pause, in this process
     resumed = read_store(tmp_path / "killed" / "k")
     assert len(resumed) == total and resumed["trial_id"].is_unique
     kept = resumed.set_index("trial_id").loc[partial["trial_id"], "finished_at"]
