@@ -131,7 +131,7 @@ from csrepro.decision.partition import LachicheFlachClassifier, MossmanClassifie
 from csrepro.probability.calibration import PlattCalibrated
 from csrepro.probability.naive_bayes import QuantizedNaiveBayes
 from csrepro.probability.rda import RegularizedDiscriminantAnalysis
-from csrepro.probability.shared import SharedFitClassifier
+from csrepro.probability.shared import _SharedFitClassifier
 from csrepro.selection.detection_rate import DetectionRateClassifier
 from csrepro.selection.rounds import RoundsOnValidation
 from csrepro.selection.svm import CostRatioSVC, DetectionRateSVC
@@ -325,8 +325,8 @@ def hgb_probabilities(**params):
     the leaderboard (issue 30): :func:`gbdt_calibrated` (``library="sklearn"``) without costs -- depth and rounds
     chosen on a validation part by the 0-1 error, then sigmoid calibration -- with ``params`` (its keywords, e.g.
     ``n_estimators``, ``max_depth_grid``); seeded 0, so that the fitted model is a function of its training rows,
-    and its fits are shared by the rules of a trial (:class:`~csrepro.probability.shared.SharedFitClassifier`)."""
-    return SharedFitClassifier(gbdt_calibrated(library="sklearn", random_state=0, **params))
+    and its fits are shared by the rules of a trial (:class:`~csrepro.probability.shared._SharedFitClassifier`)."""
+    return _SharedFitClassifier(gbdt_calibrated(library="sklearn", random_state=0, **params))
 
 
 PROBABILITY_MODELS = {"nb": QuantizedNaiveBayes, "rda": RegularizedDiscriminantAnalysis,

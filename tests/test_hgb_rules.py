@@ -1,7 +1,7 @@
 """The O'Brien rules on calibrated HistGradientBoosting probabilities (issue 30; csrepro.methods:
 ``model: hgb`` = hgb_probabilities, ``model_params``): the model is gbdt_calibrated's, built without costs, the
 rules of one seed learn on the same out-of-fold probabilities, and they share the model's fits
-(csrepro.probability.shared.SharedFitClassifier)."""
+(csrepro.probability.shared._SharedFitClassifier)."""
 
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from csrepro.baselines import TunedCalibratedBayesClassifier
 from csrepro.cache import clear_caches
 from csrepro.methods import PROBABILITY_MODELS, gbdt_calibrated, hgb_probabilities, make_estimator
-from csrepro.probability.shared import SHARED_FITS, SharedFitClassifier
+from csrepro.probability.shared import SHARED_FITS, _SharedFitClassifier
 
 SMALL = {"n_estimators": 8, "max_depth_grid": [1, 2]}
 C = np.array([[0, 1, 6], [2, 0, 1], [9, 3, 0]], dtype=float)
@@ -20,7 +20,7 @@ C = np.array([[0, 1, 6], [2, 0, 1], [9, 3, 0]], dtype=float)
 
 def test_the_model_is_gbdt_calibrated_without_costs():
     shared = PROBABILITY_MODELS["hgb"](**SMALL)
-    assert PROBABILITY_MODELS["hgb"] is hgb_probabilities and isinstance(shared, SharedFitClassifier)
+    assert PROBABILITY_MODELS["hgb"] is hgb_probabilities and isinstance(shared, _SharedFitClassifier)
     model = shared.estimator
     assert isinstance(model, TunedCalibratedBayesClassifier) and model.cost_matrix is None
     reference = gbdt_calibrated(library="sklearn", random_state=0, **SMALL)
@@ -63,6 +63,6 @@ def test_shared_fits_give_what_a_refit_gives():
     assert not other.shared_
 
 
-@parametrize_with_checks([SharedFitClassifier(LogisticRegression())])
+@parametrize_with_checks([_SharedFitClassifier(LogisticRegression())])
 def test_shared_fit_classifier_is_a_scikit_learn_classifier(estimator, check):
     check(estimator)

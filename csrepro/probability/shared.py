@@ -1,4 +1,4 @@
-"""A probability model whose fits are shared: :class:`SharedFitClassifier` fits its ``estimator`` once per
+"""A probability model whose fits are shared: :class:`_SharedFitClassifier` fits its ``estimator`` once per
 (training rows, labels, parameters) and process, and hands every later fit on the same data the fitted model.
 
 Decision rules learned on out-of-fold probabilities (:mod:`csrepro.decision.partition`) fit their probability model
@@ -7,7 +7,9 @@ matrices and Lachiche-Flach on calibrated gradient boosting, issue 30) use the s
 seed), so they would fit the same model on the same rows several times; the cost families of a dataset share the
 split, so their rules would too.  The estimator must be a deterministic function of its parameters and training
 rows (a seeded model): a hit then returns exactly what a refit would (csrepro.cache's rule: caches save time and
-never change results).  The time of the fit is paid by the first rule that needs it.
+never change results).  The time of the fit is paid by the first rule that needs it.  The class is private (a
+helper of the registry's ``model: hgb``, csrepro.methods.hgb_probabilities, not a public estimator of the
+package); it passes scikit-learn's estimator checks (tests/test_hgb_rules.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.cache import fingerprint, named_cache
 
-__all__ = ["SHARED_FITS", "SharedFitClassifier"]
+__all__ = ["SHARED_FITS"]
 
 #: fitted models by (estimator parameters, training rows, labels); a model of the leaderboard holds a few boosters
 SHARED_FITS = named_cache("shared_fits", maxsize=8)
@@ -33,7 +35,7 @@ def _settings(estimator) -> str:
                        for key, value in params.items())) + type(estimator).__name__
 
 
-class SharedFitClassifier(ClassifierMixin, BaseEstimator):
+class _SharedFitClassifier(ClassifierMixin, BaseEstimator):
     """``estimator`` fitted once per (parameters, X, y) in a process (module docstring); ``predict_proba`` and
     ``predict`` are the fitted estimator's.  ``estimator`` must be deterministic given its parameters and data.
 
