@@ -26,12 +26,14 @@ def _mirror_has(datasets) -> bool:
 @pytest.fixture(scope="module")
 def run_reduced(tmp_path_factory):
     """``run_reduced(exp, overrides, needs)`` -> (store rows, comparison.csv rows by cell, results dir) of a
-    reduced run; skips the module when the data mirror lacks one of the ``needs`` folders."""
+    reduced run; skips the module when the data mirror lacks one of the ``needs`` folders.  The trials run in this
+    process (``runner.n_jobs=1``): under ``make test`` the pytest-xdist workers already fill the cores, and a loky
+    pool would import the library twice more (same numbers for any n_jobs: tests/test_runner.py)."""
     def run(exp, overrides, needs=()):
         if not _mirror_has(needs):
             pytest.skip(f"data mirror with {list(needs)} not found")
         out = tmp_path_factory.mktemp(exp)
-        args = [f"+exp={exp}", f"results.root={out}", "runner.n_jobs=2", "runner.progress=false", *overrides]
+        args = [f"+exp={exp}", f"results.root={out}", "runner.n_jobs=1", "runner.progress=false", *overrides]
         with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
             cfg = compose("config", overrides=args)
         rows = run_experiment(cfg, command=f"pytest reduced {exp}")

@@ -41,7 +41,7 @@ pytestmark = pytest.mark.skipif(not (_mirror_has(DATASET) and _mirror_has(WITHIN
 @pytest.fixture(scope="module")
 def reduced(tmp_path_factory):
     out = tmp_path_factory.mktemp("cs_svm")
-    overrides = ["+exp=cs_svm_uci", f"exp.datasets=[{DATASET},{WITHIN}]", f"results.root={out}", "runner.n_jobs=2",
+    overrides = ["+exp=cs_svm_uci", f"exp.datasets=[{DATASET},{WITHIN}]", f"results.root={out}", "runner.n_jobs=1",
                  "runner.progress=false"]
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
         cfg = compose("config", overrides=overrides)

@@ -39,7 +39,7 @@ pytestmark = pytest.mark.skipif(not _mirror_has(DATASETS), reason=f"data mirror 
 def reduced(tmp_path_factory):
     out = tmp_path_factory.mktemp("guess_averse")
     overrides = ["+exp=guess_averse_uci", f"exp.n_trials={N_TRIALS}", f"exp.datasets=[{','.join(DATASETS)}]",
-                 f"results.root={out}", "runner.n_jobs=2", "runner.progress=false"]
+                 f"results.root={out}", "runner.n_jobs=1", "runner.progress=false"]
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base=None):
         cfg = compose("config", overrides=overrides)
     rows = run_experiment(cfg, command="pytest reduced guess_averse_uci")
