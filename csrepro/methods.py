@@ -320,13 +320,17 @@ def samme(n_estimators=200, max_depth=3, learning_rate=1.0, random_state=None):
 # ----- O'Brien, Gupta & Gray 2008: decisions from probability estimates -------------------------
 OBRIEN = "O'Brien, Gupta & Gray 2008"
 #: ``model`` -> the probability model of O'Brien et al. Sec. 6 (naive Bayes for discrete features, regularised QDA)
-def hgb_probabilities(**params):
+def hgb_probabilities(selection_seed=None, **params):
     """Cost-blind calibrated scikit-learn HistGradientBoosting probabilities, the model under the O'Brien rules of
     the leaderboard (issue 30): :func:`gbdt_calibrated` (``library="sklearn"``) without costs -- depth and rounds
     chosen on a validation part by the 0-1 error, then sigmoid calibration -- with ``params`` (its keywords, e.g.
-    ``n_estimators``, ``max_depth_grid``); seeded 0, so that the fitted model is a function of its training rows,
-    and its fits are shared by the rules of a trial (:class:`~csrepro.probability.shared._SharedFitClassifier`)."""
-    return _SharedFitClassifier(gbdt_calibrated(library="sklearn", random_state=0, **params))
+    ``n_estimators``, ``max_depth_grid``).  The model is seeded 0 and its validation split by ``selection_seed``
+    (the trial's, given by :func:`rule_on_model`; None: 0), so that the fitted model is a function of its training
+    rows and the trial -- fitted on the whole training part it validates on the same rows as every other method of
+    the trial -- and its fits are shared by the rules of a trial
+    (:class:`~csrepro.probability.shared._SharedFitClassifier`)."""
+    return _SharedFitClassifier(gbdt_calibrated(library="sklearn", random_state=0, selection_seed=selection_seed,
+                                                **params))
 
 
 PROBABILITY_MODELS = {"nb": QuantizedNaiveBayes, "rda": RegularizedDiscriminantAnalysis,
@@ -349,15 +353,18 @@ def rule_on_model(rule, model="rda", cost_matrix=None, random_state=None, labels
     """``DECISION_RULES[rule]`` (with ``params``) around a default ``PROBABILITY_MODELS[model]``.  The rule's
     ``random_state`` (its inner folds, e.g. the out-of-fold probabilities of the partition matrix, or MetaCost's
     resamples) is ``selection_seed`` when given -- the trial's, shared by every method of a trial under the
-    leaderboard's ``protocol.selection_seed: trial`` (csrepro.trials) -- else ``random_state``.  ``model_params``: the
+    leaderboard's ``protocol.selection_seed: trial`` (csrepro.trials) -- else ``random_state``; a model tuned on
+    validation (``hgb``) splits off its validation rows with ``selection_seed`` too.  ``model_params``: the
     probability model's keywords (e.g. ``{n_estimators: 100}`` for ``model: hgb``)."""
     if rule not in DECISION_RULES:
         raise ValueError(f"unknown decision rule {rule!r}; choose one of {sorted(DECISION_RULES)}")
     if model not in PROBABILITY_MODELS:
         raise ValueError(f"unknown probability model {model!r}; choose one of {sorted(PROBABILITY_MODELS)}")
     seed = random_state if selection_seed is None else selection_seed
-    return DECISION_RULES[rule][0](PROBABILITY_MODELS[model](**(model_params or {})), cost_matrix=cost_matrix,
-                                   labels=labels, random_state=seed, **params)
+    factory = PROBABILITY_MODELS[model]
+    takes_seed = "selection_seed" in inspect.signature(factory).parameters  # a model tuned on validation (hgb)
+    probabilities = factory(**(model_params or {}), **({"selection_seed": selection_seed} if takes_seed else {}))
+    return DECISION_RULES[rule][0](probabilities, cost_matrix=cost_matrix, labels=labels, random_state=seed, **params)
 
 
 def cs_reduction(reduction="wap", base="linear", onehot_max_values=None, cost_matrix=None, labels=None,

@@ -37,6 +37,17 @@ def test_model_params_reach_the_model(rule):
     assert inner.estimator.n_estimators == 8 and inner.param_grid == {"max_depth": [1, 2]}
 
 
+def test_the_model_validates_on_the_trials_rows():
+    """Under the trial's selection seed the rules' model splits its validation part as hgb_calibrated does (the same
+    seed: on the whole training part, the same rows); without one, seed 0 as before."""
+    rule = make_estimator("partition_matrix", cost_matrix=C, random_state=3, model="hgb", model_params=SMALL,
+                          selection_seed=11)
+    assert rule.random_state == 11 and rule.estimator.estimator.random_state == 11
+    assert make_estimator("gbdt_calibrated", cost_matrix=C, random_state=3, selection_seed=11).random_state == 11
+    assert make_estimator("partition_matrix", cost_matrix=C, random_state=3, model="hgb",
+                          model_params=SMALL).estimator.estimator.random_state == 0
+
+
 def test_rules_of_one_seed_share_the_out_of_fold_probabilities():
     X, y = load_iris(return_X_y=True)
     clear_caches("shared_fits")
