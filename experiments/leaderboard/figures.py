@@ -23,6 +23,8 @@ report's figures folder:
   them), the number of candidate settings, the chosen settings over its fits (the store's ``selected`` JSON: each
   grid parameter's most frequent value with its share; the rounds' median and range) and the share of fits whose
   chosen rounds are within 10 % of the cap (:data:`CAP_MARGIN`);
+* ``datasets.csv`` (:func:`datasets_table`; with a composed config): each data set's size, K, imbalance ratio and the rows of a
+  split's training and test parts;
 * ``cd_diagram.png`` (overall), ``cd_<family>.png`` (autorank's critical-difference diagrams),
   ``relative_cost_vs_<reference>.png`` (each method's relative cost per family, with intervals) and
   ``cost_vs_time.png`` (average rank against median training time).
@@ -56,10 +58,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from csrepro.config import validate_config
+from csrepro.data.loaders import load_dataset
 from csrepro.metrics import paired_bootstrap_means, percentile_interval, ranks
 from csrepro.report.figures import GROUP_COLOURS, group_colour, save_png
 from csrepro.report.tables import latest_trials
+from csrepro.runner import trial_split
 from csrepro.statistics import corrected_resampled_ttest, geometric_cost_ratio, hierarchical_bootstrap, win_tie_loss
+from csrepro.trials import plan_trials
 
 N_BOOT = 2000
 LEVEL = 0.95
@@ -363,6 +369,36 @@ def selection_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+DATASET_COLUMNS = ("dataset", "source", "rows", "features", "classes", "imbalance_ratio", "n_train", "n_test",
+                   "subsampled", "protocol")
+
+
+def datasets_table(exp, data_root=None, download: bool = False) -> pd.DataFrame:
+    """One row per dataset of the composed experiment ``exp`` (``cfg.exp``), in the config's order, read from the
+    config and the data (issue 30, "Power"): ``dataset`` (the name in the problem ids ``<dataset>__<family>``),
+    ``source`` (its registry id), ``rows``, ``features`` (after the registry's encoding), ``classes`` (K) and
+    ``imbalance_ratio`` (largest class count over the smallest) of the whole dataset; ``n_train`` / ``n_test``, the
+    rows of a split's parts after the protocol's ``train_size`` subsample (a stratified holdout gives every split the
+    same counts); ``subsampled``; ``protocol``, the dataset's protocol keys that differ from the experiment's."""
+    plans, _ = plan_trials(exp)
+    base = dict(exp.protocol)
+    rows, seen = [], set()
+    for alias, plan in plans.items():
+        name = alias.partition("__")[0]
+        if name in seen:
+            continue
+        seen.add(name)
+        data = load_dataset(plan.source, data_root=data_root, download=download)
+        counts = np.unique(data.y, return_counts=True)[1]
+        _, _, train, test = trial_split(plan, 0, data_root, download)
+        own = {k: v for k, v in plan.protocol.items() if base.get(k) != v}
+        rows.append({"dataset": name, "source": plan.source, "rows": len(data.y), "features": data.X.shape[1],
+                     "classes": len(counts), "imbalance_ratio": round(float(counts.max() / counts.min()), 1),
+                     "n_train": len(train), "n_test": len(test), "subsampled": len(train) + len(test) < len(data.y),
+                     "protocol": ", ".join(f"{k}={v}" for k, v in sorted(own.items()))})
+    return pd.DataFrame(rows, columns=list(DATASET_COLUMNS))
+
+
 def plot_leaderboard(out_dir, store: pd.DataFrame, cfg=None) -> list[Path]:
     """Every table and figure of the module docstring; ``cfg`` names the reference (``exp.report.reference``)."""
     out_dir = Path(out_dir)
@@ -386,6 +422,11 @@ def plot_leaderboard(out_dir, store: pd.DataFrame, cfg=None) -> list[Path]:
     chosen.to_csv(out_dir / "selection.csv", index=False)
     (out_dir / "selection.md").write_text(selection_markdown(chosen))
     paths += [out_dir / "selection.csv", out_dir / "selection.md"]
+    if cfg is not None and "data" in cfg:  # a composed config: each data set's size, K, imbalance ratio, split rows
+        checked = validate_config(cfg)  # the report's config as composed; plan_trials reads the validated one
+        datasets_table(checked.exp, checked.data.root, checked.data.download).to_csv(out_dir / "datasets.csv",
+                                                                                      index=False)
+        paths.append(out_dir / "datasets.csv")
     fam_rows, tests, pngs = [], [], []
     by_dataset = dataset_ranks(problems, methods, cube)
     if len(by_dataset) >= MIN_FRIEDMAN:

@@ -149,3 +149,16 @@ def test_the_report_lists_each_methods_search_space_and_cap_share(run):
     staged = table[table["cap"].notna()]
     assert staged["cap_share"].between(0, 1).all() and (staged["cap"] == CAP).all()
     assert "| `rebel` |" in (figures / "selection.md").read_text()
+
+
+def test_the_report_lists_each_datasets_size_classes_and_imbalance(run):
+    """datasets.csv against the UCI documentation: New-Thyroid 215 rows, 5 features, classes 150 / 35 / 30;
+    Balance 625 rows, 4 features, classes 288 / 288 / 49; a 25 % stratified test part, no subsample."""
+    _, figures = run
+    table = pd.read_csv(figures / "datasets.csv").set_index("dataset")
+    assert list(table.index) == ["newthyroid", "balance"]
+    assert table.loc["newthyroid", ["rows", "features", "classes"]].tolist() == [215, 5, 3]
+    assert table.loc["balance", ["rows", "features", "classes"]].tolist() == [625, 4, 3]
+    assert table.loc["newthyroid", "imbalance_ratio"] == 5.0 and table.loc["balance", "imbalance_ratio"] == 5.9
+    assert (table["n_train"] + table["n_test"] == table["rows"]).all() and not table["subsampled"].any()
+    assert table.loc["balance", "n_train"] == 468 and table.loc["newthyroid", "n_train"] == 161
