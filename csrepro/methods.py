@@ -360,7 +360,7 @@ def rule_on_model(rule, model="rda", cost_matrix=None, random_state=None, labels
         raise ValueError(f"unknown decision rule {rule!r}; choose one of {sorted(DECISION_RULES)}")
     if model not in PROBABILITY_MODELS:
         raise ValueError(f"unknown probability model {model!r}; choose one of {sorted(PROBABILITY_MODELS)}")
-    seed = random_state if selection_seed is None else selection_seed
+    seed = _split_seed(random_state, selection_seed)
     factory = PROBABILITY_MODELS[model]
     takes_seed = "selection_seed" in inspect.signature(factory).parameters  # a model tuned on validation (hgb)
     probabilities = factory(**(model_params or {}), **({"selection_seed": selection_seed} if takes_seed else {}))

@@ -350,8 +350,8 @@ def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_te
     estimator's ``selected_params_`` (the convention of every estimator that tunes itself, e.g.
     RoundsOnValidation and the leaderboard's baselines), else an ``inner_cv`` search's ``best_params_``, else, for
     a meta-estimator whose fitted ``estimator_`` (or its ``estimator_``, ...) tuned itself (e.g. a decision rule
-    over a tuned probability model), that one's as ``{"model": ...}``; with a shared seed, every method stores it there as ``selection_seed`` ({} and
-    the seed for a method that chooses nothing).
+    over a tuned probability model), that one's as ``{"model": ...}``; with a shared seed, every method stores it
+    there as ``selection_seed`` ({} and the seed for a method that chooses nothing).
     """
     params = json.loads(trial.params_json)
     method, cv = params.pop("method", trial.method), params.pop("inner_cv", None)
