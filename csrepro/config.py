@@ -102,6 +102,9 @@ class ExpConf:
     # key at a time (``+exp.per_dataset.<id>.n_trials=1``), which a typed dict value refuses
     per_dataset: dict[str, Any] = field(default_factory=dict, metadata={"schema": DatasetOverrides})
     report: dict[str, Any] = field(default_factory=dict)
+    # named values that other fields take by interpolation (``${exp.vars.rounds_cap}``), e.g. what differs between
+    # a default and a cluster scale that share one suite; used by nothing else, so they enter no hash by themselves
+    vars: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -722,9 +725,10 @@ def dataset_settings(exp: DictConfig) -> dict[str, DatasetSettings]:
 
 def plan_key(exp: DictConfig) -> str:
     """Hex key of the trials a validated experiment plans: a hash of its ``exp`` settings but
-    ``paper`` and ``report`` (equal settings, equal key; the name of its plan in csrepro.store); protocols
-    as :func:`hashed_protocol`."""
-    settings = {k: v for k, v in OmegaConf.to_container(exp, resolve=True).items() if k not in ("paper", "report")}
+    ``paper``, ``report`` and ``vars`` (whose values count where they are interpolated) (equal settings, equal
+    key; the name of its plan in csrepro.store); protocols as :func:`hashed_protocol`."""
+    settings = {k: v for k, v in OmegaConf.to_container(exp, resolve=True).items()
+                if k not in ("paper", "report", "vars")}
     settings["protocol"] = hashed_protocol(settings["protocol"])
     for over in settings["per_dataset"].values():
         over["protocol"] = hashed_protocol(over["protocol"])

@@ -138,12 +138,12 @@ def _run_trials(cfg: DictConfig, plans, trials: list[Trial], exp_dir: Path, comm
     stored = read_store(exp_dir) if cfg.runner.resume else pd.DataFrame()
     done = set(stored["trial_id"]) & wanted if not stored.empty else set()  # resume=false: new rows supersede old
     pending = [t for t in trials if t.trial_id not in done]
-    tasks = sorted(group_tasks(plans, pending), key=lambda task: task.trial)  # stable: datasets in turn
+    units = split_units(sorted(group_tasks(plans, pending), key=lambda task: task.trial))  # stable: datasets in turn
     log.info("%s: %d trials, %d already in %s, running %d", cfg.exp.name, len(trials), len(done), exp_dir, len(pending))
     failures = []
     with _parallel(cfg.runner) as parallel, tqdm(total=len(pending), disable=not cfg.runner.progress, smoothing=0,
                                                  desc=cfg.exp.name, unit="trial") as bar:
-        for rows, failed in parallel(delayed(run_task)(task, context) for task in tasks):
+        for rows, failed in parallel(delayed(run_unit)(unit, context) for unit in units):
             write_part(exp_dir, rows)
             failures += failed
             bar.update(len(rows) + len(failed))
@@ -243,6 +243,31 @@ def check_data(plans: dict[str, DatasetPlan], trials: list[Trial], data_root, do
         except ValueError as err:
             where = f"exp.protocol or exp.per_dataset.{dataset}.protocol"
             raise ConfigError(f"protocol {plan.protocol} on {dataset!r} ({where}): {err}") from None
+
+
+def split_units(tasks: list[Task]) -> list[tuple[Task, ...]]:
+    """``tasks`` grouped into the units a worker runs in one process: the tasks that share a split -- the same
+    source dataset, protocol, standardisation and trial index, e.g. the cost families of a leaderboard dataset
+    (``<dataset>__<family>`` aliases) -- in their given order, units in order of their first task.  A unit's tasks
+    then find each other's cost-free fits in the process's caches (csrepro.cache; e.g. the probability model that
+    the decision rules of every family learn on, csrepro.probability.shared); caches never change a result, so the
+    grouping changes no number, only the time."""
+    units: dict[tuple, list[Task]] = {}
+    for task in tasks:
+        plan = task.plan
+        key = (plan.source, canonical_json(plan.protocol), plan.standardize, task.trial)
+        units.setdefault(key, []).append(task)
+    return [tuple(unit) for unit in units.values()]
+
+
+def run_unit(unit: tuple[Task, ...], context: dict) -> tuple[list[dict], list[dict]]:
+    """:func:`run_task` for each task of ``unit`` (:func:`split_units`), in one process: their rows and failures."""
+    rows, failed = [], []
+    for task in unit:
+        task_rows, task_failed = run_task(task, context)
+        rows += task_rows
+        failed += task_failed
+    return rows, failed
 
 
 def run_task(task: Task, context: dict) -> tuple[list[dict], list[dict]]:

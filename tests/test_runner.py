@@ -370,3 +370,28 @@ def test_parametrised_metrics_are_stored(tmp_path):
     assert set(metrics_) <= set(rows.columns) and len(rows) == 2
     for col in metrics_:
         assert rows[col].between(0, 1).all()
+
+
+def test_tasks_sharing_a_split_run_as_one_unit():
+    """Aliases of one source dataset with the same protocol and trial index (a leaderboard dataset's cost
+    families) form one unit, in their order; another trial index, protocol or source is another unit; a run over
+    such aliases stores the same rows as runs of each alias alone (caches shared inside a unit change no number)."""
+    per = {f"iris_{f}": {"dataset": "sk_iris", "cost": {"kind": kind}} for f, kind in
+           (("a", "zero_one"), ("b", "random_symmetric"))}
+    per["iris_small"] = {"dataset": "sk_iris", "protocol": {"test_size": 0.5}}
+    cfg = validate_config(config("unused", datasets=[*per, "sk_wine"], per_dataset=per), scoring.METRICS)
+    plans, trials = plan_trials(cfg.exp)
+    units = runner.split_units(sorted(runner.group_tasks(plans, trials), key=lambda task: task.trial))
+    assert [[(task.plan.dataset, task.trial) for task in unit] for unit in units] == [
+        [("iris_a", 0), ("iris_b", 0)], [("iris_small", 0)], [("sk_wine", 0)],
+        [("iris_a", 1), ("iris_b", 1)], [("iris_small", 1)], [("sk_wine", 1)]]
+
+
+def test_a_unit_stores_what_its_tasks_store_alone(tmp_path):
+    per = {f"iris_{f}": {"dataset": "sk_iris", "cost": {"kind": kind}} for f, kind in
+           (("a", "zero_one"), ("b", "random_symmetric"))}
+    together = runner.run_experiment(config(tmp_path / "u", datasets=list(per), per_dataset=per))
+    alone = pd.concat([runner.run_experiment(config(tmp_path / name, datasets=[name], per_dataset=per))
+                       for name in per])
+    assert len(together) == 2 * 2 * len(METHODS)
+    pd.testing.assert_frame_equal(stable(together), stable(alone))

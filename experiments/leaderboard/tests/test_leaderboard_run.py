@@ -20,7 +20,7 @@ from csrepro.report.figures import paper_module
 
 PROBLEMS = ["newthyroid__guess_averse", "newthyroid__zero_one", "balance__frequency", "balance__zero_one"]
 N_TRIALS = 2
-#: the reduced run's cap of the rounds and patience (the default scale's: 1000 and 50)
+#: the reduced run's cap of the rounds and patience (the default scale's: 500 and 20, conf/exp/leaderboard.yaml)
 CAP, PATIENCE = 30, 5
 
 
@@ -35,15 +35,9 @@ def planned_methods():
 
 
 def reduced_rounds() -> list[str]:
-    """Overrides lowering every entry's cap of the rounds (``n_estimators``, its probability model's too) to CAP and
-    its patience to PATIENCE."""
-    out = []
-    for method, entry in planned().methods.items():
-        for where, node in (("", entry), ("model_params.", entry.get("model_params") or {}),
-                            ("rounds_on_validation.", entry.get("rounds_on_validation") or {})):
-            out += [f"exp.methods.{method}.{where}{key}={value}" for key, value in
-                    (("n_estimators", CAP), ("patience", PATIENCE)) if key in node]
-    return out
+    """Overrides lowering the budget every entry interpolates (``exp.vars``): the cap of the rounds to CAP and the
+    patience to PATIENCE."""
+    return [f"exp.vars.rounds_cap={CAP}", f"exp.vars.patience={PATIENCE}"]
 
 
 @pytest.fixture(scope="module")
@@ -105,8 +99,12 @@ def test_tuned_boosters_record_their_choice(run):
     chosen = rows[rows["method"] == "rebel"]["selected"].map(json.loads)
     assert all(c["max_depth"] in (1, 2, 4) and 1 <= c["n_estimators"] <= c["n_estimators_cap"] == CAP
                and c["patience"] == PATIENCE for c in chosen)
-    entry = planned().methods["rebel"]  # the default scale's budget
-    assert (entry.n_estimators, entry.rounds_on_validation.patience) == (1000, 50)
+    budget = planned().vars  # the default scale's, which every early-stopped entry interpolates
+    assert (budget.rounds_cap, budget.patience) == (500, 20)
+    for method, entry in planned().methods.items():
+        for node in (entry, entry.get("model_params") or {}, entry.get("rounds_on_validation") or {}):
+            assert node.get("n_estimators", budget.rounds_cap) == budget.rounds_cap, method
+            assert node.get("patience", budget.patience) == budget.patience, method
 
 
 def _chosen(rows):
