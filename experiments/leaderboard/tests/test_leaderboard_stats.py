@@ -172,3 +172,22 @@ def test_plot_leaderboard_writes_every_table_and_figure(tmp_path):
     k, n = len(methods), 5
     q = stats.studentized_range.ppf(0.95, k, np.inf) / np.sqrt(2)
     assert friedman["critical_difference"].to_numpy() == pytest.approx(q * np.sqrt(k * (k + 1) / (6 * n)), rel=1e-3)
+
+
+def test_fit_seconds_count_a_shared_fit_once_for_every_method_that_uses_it():
+    """Per (dataset, split) the longest fit among the cost families (and among the methods on one shared model)
+    is the from-scratch time: a later family or a second rule that found the fitted model takes it too."""
+    rows = []
+    for t, paid in enumerate((10.0, 30.0)):  # split 0: the first family pays 10 s; split 1: 30 s
+        for family, first in (("rebel", True), ("zero_one", False)):
+            for method, seconds in (("partition_hgb", paid if first else 1.0), ("lachiche_flach_hgb", 1.0),
+                                    ("wap", 2.0 + t + (family == "rebel"))):
+                rows.append({"dataset": f"a__{family}", "method": method, "trial": t, "fit_seconds": seconds,
+                             "finished_at": "2026-01-01"})
+    model = {"model": "hgb", "model_params": {"n_estimators": 5}}
+    cfg = {"exp": {"methods": {"partition_hgb": {"method": "partition_matrix", **model},
+                               "lachiche_flach_hgb": model, "wap": {"method": "cs_reduction"}}}}
+    got = lb.fit_seconds(pd.DataFrame(rows), cfg)
+    assert got.to_dict() == {"lachiche_flach_hgb": 20.0, "partition_hgb": 20.0, "wap": 3.5}
+    alone = lb.fit_seconds(pd.DataFrame(rows))  # no config: no shared model, the families still share
+    assert alone["lachiche_flach_hgb"] == 1.0 and alone["partition_hgb"] == 20.0
