@@ -39,11 +39,18 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.rules import decide
+from csrepro.probability.shared import estimator_settings
 from csrepro.validation import IntegerInterval, check_targets, classes_and_codes, codes_of
 
 __all__ = ["MetaCostClassifier"]
+
+#: steps 1-2's bagged probability sums by (estimator, X, y, classes, R, integer seed): they do not depend on the
+#: costs, so the cost families of a split (which share its rows and, under the leaderboard's selection seed, its
+#: seed) compute them once; a hit returns what the resamples would (csrepro.cache)
+BAGS = named_cache("metacost_bags", maxsize=4)
 
 
 def _prepared(estimator, classes, seed):
@@ -145,8 +152,31 @@ class MetaCostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"MetaCostClassifier needs at least 2 classes but got only 1 class "
                              f"{self.classes_.tolist()}; give all classes in `labels` or use a stratified split")
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
+        if isinstance(self.random_state, Integral):  # a seeded bag is a function of its key: shared (BAGS)
+            key = fingerprint(estimator_settings(self.estimator), X, y, self.classes_, self.n_resamples,
+                              int(self.random_state))
+            sum_all, sum_out, n_out, final_seed = BAGS.get(key, lambda: self._bag(X, y, self.random_state))
+        else:
+            sum_all, sum_out, n_out, final_seed = self._bag(X, y, self.random_state)
+        self.n_out_of_bag_ = n_out.copy()
+        if self.include_sample:
+            self.train_proba_ = sum_all / self.n_resamples
+            self.n_fallback_ = 0
+        else:
+            fallback = n_out == 0
+            self.train_proba_ = np.where(fallback[:, None], sum_all / self.n_resamples,
+                                         sum_out / np.maximum(n_out, 1)[:, None])
+            self.n_fallback_ = int(fallback.sum())
+        self.y_relabelled_ = self.classes_[decide(self.train_proba_, self.cost_matrix_)]
+        self.relabelled_ = self.y_relabelled_ != y
+        self.estimator_ = _fit(self.estimator, X, self.y_relabelled_, self.classes_, final_seed)
+        return self
+
+    def _bag(self, X, y, random_state) -> tuple:
+        """Steps 1-2: (sum over the R models of their probabilities, the same over the models whose resample
+        leaves each example out, the number of those models, the final model's seed), from one generator."""
         n, K = len(y), len(self.classes_)
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(random_state)
         seed_bound = np.iinfo(np.int32).max
 
         def draws():  # in order, in this process: the same resamples and seeds for any n_jobs
@@ -162,19 +192,7 @@ class MetaCostClassifier(ClassifierMixin, BaseEstimator):
             sum_all += P
             sum_out[~in_bag] += P[~in_bag]
             n_out += ~in_bag
-        self.n_out_of_bag_ = n_out
-        if self.include_sample:
-            self.train_proba_ = sum_all / self.n_resamples
-            self.n_fallback_ = 0
-        else:
-            fallback = n_out == 0
-            self.train_proba_ = np.where(fallback[:, None], sum_all / self.n_resamples,
-                                         sum_out / np.maximum(n_out, 1)[:, None])
-            self.n_fallback_ = int(fallback.sum())
-        self.y_relabelled_ = self.classes_[decide(self.train_proba_, self.cost_matrix_)]
-        self.relabelled_ = self.y_relabelled_ != y
-        self.estimator_ = _fit(self.estimator, X, self.y_relabelled_, self.classes_, int(rng.randint(seed_bound)))
-        return self
+        return sum_all, sum_out, n_out, int(rng.randint(seed_bound))
 
     def predict_proba(self, X):
         """The final model's posteriors (n, K), columns in ``classes_`` order (zeros for classes it lacks)."""

@@ -22,16 +22,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro.cache import fingerprint, named_cache
 
-__all__ = ["SHARED_FITS"]
+__all__ = ["SHARED_FITS", "estimator_settings"]
 
 #: fitted models by (estimator parameters, training rows, labels); a model of the leaderboard holds a few boosters
 SHARED_FITS = named_cache("shared_fits", maxsize=8)
 
 
-def _settings(estimator) -> str:
-    """Every parameter of ``estimator`` (nested estimators by class name and their own parameters), as text."""
+def estimator_settings(estimator) -> str:
+    """Every parameter of ``estimator`` (nested estimators by class name and their own parameters; arrays by their
+    fingerprint), as text: the key of a fit that is a function of its parameters and data."""
     params = estimator.get_params(deep=True)
-    return repr(sorted((key, type(value).__name__ if isinstance(value, BaseEstimator) else repr(value))
+    return repr(sorted((key, type(value).__name__ if isinstance(value, BaseEstimator) else
+                        fingerprint(value) if isinstance(value, np.ndarray) else repr(value))
                        for key, value in params.items())) + type(estimator).__name__
 
 
@@ -52,7 +54,7 @@ class _SharedFitClassifier(ClassifierMixin, BaseEstimator):
         """Fit ``estimator`` on (X, y), or take the model fitted before on the same rows with the same parameters."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        key = fingerprint(_settings(self.estimator), X, np.asarray(y))
+        key = fingerprint(estimator_settings(self.estimator), X, np.asarray(y))
         self.shared_ = key in SHARED_FITS
         self.estimator_ = SHARED_FITS.get(key, lambda: clone(self.estimator).fit(X, y))
         self.classes_ = self.estimator_.classes_

@@ -12,7 +12,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from csrepro.costs import CostMatrixError
 from csrepro.decision.rules import decide
-from csrepro.decision.metacost import MetaCostClassifier, _spread
+from csrepro.cache import clear_caches
+from csrepro.decision.metacost import BAGS, MetaCostClassifier, _spread
 from csrepro.probability import QuantizedNaiveBayes, RegularizedDiscriminantAnalysis
 
 
@@ -156,6 +157,38 @@ def test_seeded_and_independent_of_n_jobs():
         np.testing.assert_array_equal(first.predict(X), other.predict(X))
     assert not np.array_equal(first.train_proba_, fitted(random_state=8).train_proba_)
     assert first.estimator_.random_state is not None and tree.random_state is None
+
+
+def test_the_bag_is_shared_across_cost_matrices_and_changes_nothing():
+    """Steps 1-2 do not involve the costs: a second fit on the same rows with the same integer seed and another
+    cost matrix reuses the bagged sums (a BAGS hit) and gives exactly what a fit without the cache gives; another
+    seed is another bag; an unseeded fit is never kept."""
+    X, y = _three_cells()
+    costs = (np.array([[0.0, 1.0], [10.0, 0.0]]), np.array([[0.0, 5.0], [1.0, 0.0]]))
+
+    def fit(C, seed=3):
+        return MetaCostClassifier(QuantizedNaiveBayes(), cost_matrix=C, n_resamples=7, include_sample=False,
+                                  random_state=seed).fit(X, y)
+
+    clear_caches("metacost_bags")
+    fresh = []
+    for C in costs:
+        fresh.append(fit(C))
+        clear_caches("metacost_bags")
+    first = fit(costs[0])
+    hits = BAGS.hits
+    second = fit(costs[1])
+    assert BAGS.hits == hits + 1
+    for a, b in zip(fresh, (first, second)):
+        np.testing.assert_array_equal(a.train_proba_, b.train_proba_)
+        np.testing.assert_array_equal(a.y_relabelled_, b.y_relabelled_)
+        np.testing.assert_array_equal(a.n_out_of_bag_, b.n_out_of_bag_)
+        np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert not np.array_equal(first.y_relabelled_, second.y_relabelled_)  # the costs still decide
+    misses = BAGS.misses
+    fit(costs[0], seed=4)
+    fit(costs[0], seed=None)
+    assert BAGS.misses == misses + 1
 
 
 def test_bad_inputs():
