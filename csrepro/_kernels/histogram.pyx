@@ -7,15 +7,21 @@ channels ``channels[i, c]`` (e.g. w_i 1[y_i = +1], w_i 1[y_i = -1], or w_i, w_i 
 histogram is ``out[offsets[j] + codes[i, j], c] = sum_i channels[i, c]`` over the samples i of
 a subset (a tree node) or of all rows: one pass over the rows, no Python objects per sample.
 
-* :func:`histogram` (row-major int32 codes) and :func:`histogram_fm` (feature-major uint8 codes, the same bits):
-  every feature read densely (quantile binnings).
+* :func:`histogram` (row-major int32 codes) and :func:`histogram_fm` (feature-major uint8 or uint16 codes, the
+  same bits): every feature read densely (quantile binnings).
 * :func:`histogram_nodes`: every node of a tree layer at once (each row labelled by its node), and features read
   sparsely -- only the rows outside their most frequent bin, which gets the node total less the other bins
   (LightGBM's trick; uniform binnings, :class:`csrepro.weak.binning.SparseLayout`).
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
+* :func:`node_scan` (a node's split candidates: left / right sums from its histogram) and :func:`best_score` (the
+  first score within a tolerance of the least), the stumps' and trees' split search.
 
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
+
+from libc.math cimport INFINITY, NAN, fabs
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -73,26 +79,37 @@ def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const doub
     return np.asarray(out)
 
 
-def histogram_fm(const unsigned char[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
+ctypedef unsigned char code8
+ctypedef unsigned short code16
+ctypedef fused code_t:  # feature-major codes: uint8 (every feature < 257 bins) or uint16 (< 65,537)
+    code8
+    code16
+
+
+def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
                  const double[:, ::1] channels, samples, double[:, ::1] out):
-    """:func:`histogram` from feature-major codes ``codes_t`` (d, n) uint8 (every feature < 257 bins).
+    """:func:`histogram` from feature-major codes ``codes_t`` (d, n), uint8 (every feature < 257 bins) or uint16.
 
     Same result, bit for bit: every bin receives its samples' channels one addition at a time in the
     order of ``samples`` (rows 0..n-1 for None), starting from 0.0, as :func:`histogram` does.  Only the
     loop order differs: blocks of rows (whose channels stay in cache), within a block one feature at a time
     (so its bins stay in cache too): for 8..24 channels (even) a run of consecutive samples in one bin (a
     dominant bin, e.g. MNIST's zero pixels) is summed in registers (SSE2, or AVX where the CPU has it) and
-    stored once; otherwise four features are interleaved (independent additions).
+    stored once; otherwise four features are interleaved (independent additions), and for a subset the block's
+    channels are first gathered into one contiguous buffer in the order of ``samples`` (HistGradientBoosting's
+    "ordered gradients": one scattered read per row rather than one per feature).
     """
     cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], k = channels.shape[1]
     cdef Py_ssize_t m, t, t0, t1, i, j, step
     cdef Py_ssize_t o0, o1, o2, o3
-    cdef const unsigned char* c0
-    cdef const unsigned char* c1
-    cdef const unsigned char* c2
-    cdef const unsigned char* c3
+    cdef const code_t* c0
+    cdef const code_t* c1
+    cdef const code_t* c2
+    cdef const code_t* c3
     cdef const double* ch
+    cdef const double* src
     cdef double* base
+    cdef double* gathered = NULL
     cdef const Py_ssize_t* rp = NULL
     cdef bint every = samples is None
     cdef const Py_ssize_t[::1] rows = _rows(f"codes_t {d}x{n}", n, d, offsets, channels, samples, out)
@@ -103,35 +120,45 @@ def histogram_fm(const unsigned char[:, ::1] codes_t, const Py_ssize_t[::1] offs
         return np.asarray(out)
     if not every:
         rp = &rows[0]
+        gathered = <double*>malloc(step * k * sizeof(double))
+        if gathered == NULL:
+            raise MemoryError()
     with nogil:
         ch = &channels[0, 0]
         base = &out[0, 0]
         t0 = 0
         while t0 < m:
             t1 = min(t0 + step, m)
-            if _run(base, &codes_t[0, 0], offsets[0], ch, k, rp, t0, t1):
-                for j in range(1, d):
-                    _run(base, &codes_t[j, 0], offsets[j], ch, k, rp, t0, t1)
-                t0 = t1
-                continue
+            if code_t is code8:  # runs in registers: uint8 codes
+                if _run(base, &codes_t[0, 0], offsets[0], ch, k, rp, t0, t1):
+                    for j in range(1, d):
+                        _run(base, &codes_t[j, 0], offsets[j], ch, k, rp, t0, t1)
+                    t0 = t1
+                    continue
+            src = ch + t0 * k  # the block's channels, row t - t0 at src + (t - t0) k
+            if not every:
+                for t in range(t0, t1):
+                    memcpy(gathered + (t - t0) * k, ch + rows[t] * k, k * sizeof(double))
+                src = gathered
             j = 0
             while j + 4 <= d:
                 c0, c1, c2, c3 = &codes_t[j, 0], &codes_t[j + 1, 0], &codes_t[j + 2, 0], &codes_t[j + 3, 0]
                 o0, o1, o2, o3 = offsets[j], offsets[j + 1], offsets[j + 2], offsets[j + 3]
                 for t in range(t0, t1):
                     i = t if every else rows[t]
-                    _add(base + (o0 + c0[i]) * k, ch + i * k, k)
-                    _add(base + (o1 + c1[i]) * k, ch + i * k, k)
-                    _add(base + (o2 + c2[i]) * k, ch + i * k, k)
-                    _add(base + (o3 + c3[i]) * k, ch + i * k, k)
+                    _add(base + (o0 + c0[i]) * k, src + (t - t0) * k, k)
+                    _add(base + (o1 + c1[i]) * k, src + (t - t0) * k, k)
+                    _add(base + (o2 + c2[i]) * k, src + (t - t0) * k, k)
+                    _add(base + (o3 + c3[i]) * k, src + (t - t0) * k, k)
                 j += 4
             while j < d:
                 c0, o0 = &codes_t[j, 0], offsets[j]
                 for t in range(t0, t1):
                     i = t if every else rows[t]
-                    _add(base + (o0 + c0[i]) * k, ch + i * k, k)
+                    _add(base + (o0 + c0[i]) * k, src + (t - t0) * k, k)
                 j += 1
             t0 = t1
+    free(gathered)
     return np.asarray(out)
 
 
@@ -391,3 +418,117 @@ def route_rows(const unsigned char[:, ::1] codes_t, node, const Py_ssize_t[::1] 
     if bad:
         raise ValueError(f"a feature id >= {d} or a node id >= {V}: ids out of range")
     return node
+
+
+def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ssize_t[::1] n_bins, bint counted,
+              bint distinct, double[:, ::1] L, double[:, ::1] R, unsigned char[::1] valid, Py_ssize_t[::1] index,
+              double[::1] total):
+    """The splits "code_j <= b" of a node from its flat histogram ``H`` (B, k): b below feature j's last bin,
+    features in order, then b (the C candidates of :attr:`csrepro.weak.binning.BinnedData.candidates`).
+
+    For each candidate written (the first w columns; w returned): ``L`` / ``R`` (k', C) its channel sums left /
+    right (k' = k - 1 when ``counted``: H's last channel counts samples and is left out), ``valid`` 1 where both
+    sides hold samples (always when not ``counted``), ``index`` its position among the C; ``total`` (k',) the node's
+    sums (feature 0's bins).  Every candidate is written, or with ``distinct`` only those whose left sums (every
+    channel, bit for bit) differ from the previous candidate's of the same feature: a run of bins without a row
+    of the node gives equal sums, hence equal scores, and the first of the run is the one a tie goes to.  The
+    features' bins must tile 0..B-1 in order (a mapper's offsets).  The reference's arithmetic, bit for bit: one
+    running sum S per channel over the flat bin axis from 0.0 (as ``np.cumsum``); with P = S at the bin before
+    feature j (0.0 for j = 0), L = S_b - P, the feature's total T = S at its last bin - P, and R = T - L.
+    """
+    cdef Py_ssize_t B = H.shape[0], k = H.shape[1], d = offsets.shape[0], kk = k - (1 if counted else 0)
+    cdef Py_ssize_t C = 0, j, b, c, q, w, w0, x, t, m
+    cdef unsigned long long now, was
+    cdef bint fresh
+    for j in range(d):
+        if n_bins[j] < 1 or offsets[j] != C + j:
+            raise ValueError("offsets and n_bins must tile the flat bin axis in order (a mapper's)")
+        C += n_bins[j] - 1
+    if kk < 0 or (counted and k < 1) or C + d != B or L.shape[0] != kk or R.shape[0] != kk or L.shape[1] != C \
+            or R.shape[1] != C or valid.shape[0] != C or index.shape[0] != C or total.shape[0] != kk:
+        raise ValueError(f"shape mismatch: H {B}x{k}, {d} features with {C} candidates, L {L.shape[0]}x{L.shape[1]}, "
+                         f"R {R.shape[0]}x{R.shape[1]}, valid {valid.shape[0]}, index {index.shape[0]}, "
+                         f"total {total.shape[0]}")
+    cdef double[::1] run = np.zeros(k)
+    cdef double[::1] before = np.zeros(k)
+    cdef double[::1] T = np.zeros(k)
+    cdef double[::1] cur = np.zeros(k)
+    cdef double[::1] prev = np.zeros(k)
+    cdef double* left = NULL  # the left count of each candidate written of the feature in hand
+    total[:] = 0.0
+    if B == 0 or k == 0:
+        return 0
+    if counted:
+        left = <double*>malloc(B * sizeof(double))
+        if left == NULL:
+            raise MemoryError()
+    with nogil:
+        b, q, w = 0, 0, 0
+        for j in range(d):
+            for c in range(k):
+                before[c] = run[c]
+            m, w0 = n_bins[j], w
+            for t in range(m):
+                for c in range(k):
+                    run[c] += H[b, c]
+                if t < m - 1:
+                    fresh = not distinct or t == 0
+                    for c in range(k):
+                        cur[c] = run[c] - before[c]
+                        memcpy(&now, &cur[c], 8)  # the bits of the double (8-byte copies: moves, no call)
+                        memcpy(&was, &prev[c], 8)
+                        fresh = fresh or now != was
+                        prev[c] = cur[c]
+                    if fresh:
+                        for c in range(kk):
+                            L[c, w] = cur[c]
+                        if counted:
+                            left[w - w0] = cur[kk]
+                        index[w] = q
+                        w += 1
+                    q += 1
+                b += 1
+            for c in range(k):
+                T[c] = run[c] - before[c]
+            if j == 0:
+                for c in range(kk):
+                    total[c] = T[c]
+            for x in range(w0, w):
+                for c in range(kk):
+                    R[c, x] = T[c] - L[c, x]
+                if counted:
+                    valid[x] = left[x - w0] > 0.5 and T[kk] - left[x - w0] > 0.5
+                else:
+                    valid[x] = 1
+    free(left)
+    return w
+
+
+def best_score(const double[::1] scores, double rtol):
+    """(i, low): i the first index whose score is at most low' + ``rtol`` x max |score| over the finite scores
+    (low' their least; 0 when none is finite), and low = ``scores.min()`` (NaN when a score is NaN; NaN for no
+    scores).  Candidates tied to rounding are so broken by position; one pass and a short second one."""
+    cdef Py_ssize_t n = scores.shape[0], i, first = 0
+    cdef double x, lo = INFINITY, every = INFINITY, top = 0.0, thr
+    cdef bint finite = False, nan = n == 0
+    with nogil:
+        for i in range(n):
+            x = scores[i]
+            if x != x:
+                nan = True
+                continue
+            if x < every:
+                every = x
+            if fabs(x) < INFINITY:
+                finite = True
+                if x < lo:
+                    lo = x
+                if fabs(x) > top:
+                    top = fabs(x)
+        if finite:
+            thr = lo + rtol * top
+            for i in range(n):
+                if scores[i] <= thr:
+                    first = i
+                    break
+    return first, (NAN if nan else every)

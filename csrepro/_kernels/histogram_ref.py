@@ -54,3 +54,44 @@ def route_rows(codes_t, node, feature, threshold_bin, left, right):
     goes_left = (j < 0) | (codes_t[np.maximum(j, 0), rows] <= threshold_bin[v])
     node[rows] = np.where(goes_left, left[v], right[v])
     return node
+
+
+def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total):
+    """Left / right sums (k', w) of the splits "code_j <= b" of the node with histogram ``H``, from one cumulative
+    sum over the flat bin axis: every one, or (``distinct``) those whose left sums differ in some bit from the
+    previous candidate's of the same feature; ``valid``: both sides hold samples (``counted``: H's last channel
+    counts them); ``index``: their positions among all candidates.  Returns w."""
+    offsets, n_bins = np.asarray(offsets), np.asarray(n_bins)
+    last = offsets + n_bins - 1
+    flat = np.setdiff1d(np.arange(H.shape[0]), last)
+    feature = np.searchsorted(offsets, flat, side="right") - 1
+    cum = np.cumsum(np.ascontiguousarray(H.T), axis=1)  # channel-major: each channel's sums contiguous
+    before = np.take(cum, offsets - 1, axis=1)  # sums of the bins before feature j
+    before[:, 0] = 0.0
+    totals = np.take(cum, last, axis=1) - before
+    left = np.take(cum, flat, axis=1) - np.take(before, feature, axis=1)
+    right = np.take(totals, feature, axis=1) - left
+    kk = H.shape[1] - bool(counted)
+    fresh = np.ones(len(flat), dtype=bool)
+    if distinct:
+        bits = np.ascontiguousarray(left).view(np.int64)
+        fresh[1:] = (feature[1:] != feature[:-1]) | np.any(bits[:, 1:] != bits[:, :-1], axis=0)
+    keep = np.flatnonzero(fresh)
+    w = len(keep)
+    valid[:w] = ((left[-1] > 0.5) & (right[-1] > 0.5))[keep] if counted else 1
+    L[:, :w], R[:, :w], index[:w] = left[:kk, keep], right[:kk, keep], keep
+    total[:] = totals[:kk, 0] if len(offsets) else 0.0
+    return w
+
+
+def best_score(scores, rtol):
+    """(the first index whose score is within ``rtol`` x (largest finite |score|) of the least finite one, 0 when
+    none is finite; ``scores.min()``, NaN for no scores)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if len(scores) == 0:
+        return 0, np.nan
+    finite = scores[np.isfinite(scores)]
+    if len(finite) == 0:
+        return 0, float(scores.min())
+    low = finite.min()
+    return int(np.argmax(scores <= low + rtol * np.abs(finite).max())), float(scores.min())

@@ -205,6 +205,7 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         X, ypm = self._validate_training(X, y)
         sw, X, ypm = drop_unweighted(check_sample_weight(sample_weight, X), X, ypm)
         data = BinnedData.memoised(X, self.max_bins)
+        columns = np.asfortranarray(X)  # the same X, column-major: a weak hypothesis reads a few whole columns
         state = self._init_state(ypm, sw)
         estimators, alphas = [], []
         for m in range(self.n_estimators):
@@ -213,7 +214,7 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
             h = learner.fit(data, channels, criterion)
             if h is None:
                 break
-            hx = h.predict(X)
+            hx = h.predict(columns)
             alpha = self._coefficient(state, h, hx)
             if alpha is None:
                 break

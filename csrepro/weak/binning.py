@@ -237,6 +237,16 @@ class BinnedData:
         return np.ascontiguousarray(self.codes.T, dtype=np.uint8)
 
     @cached_property
+    def codes_columns(self) -> np.ndarray | None:
+        """Feature-major codes (d, n) in the narrowest of uint8 (``codes_fm``) and uint16; None when a feature has
+        more than 65,536 bins."""
+        if self.codes_fm is not None:
+            return self.codes_fm
+        if int(self.mapper.n_bins.max()) > 65536:
+            return None
+        return np.ascontiguousarray(self.codes.T, dtype=np.uint16)
+
+    @cached_property
     def layout(self) -> SparseLayout | None:
         """The :class:`SparseLayout` of a uniform binning (features whose most frequent bin holds at least
         :data:`SPARSE_FRACTION` of the rows are read sparsely); None for quantile binnings (dense: their
@@ -252,8 +262,8 @@ class BinnedData:
         With a :attr:`layout` (uniform binnings) :meth:`histogram_nodes`' pass (a subset as node 0: rows in
         increasing order), unless ``samples`` repeats a row or is so small that reading its rows of every
         feature costs less than that pass (then, as for quantile binnings, the dense pass in the order of
-        ``samples``).  Dense: the Cython backend reads ``codes_fm`` when every feature has at most 256 bins
-        (``histogram_fm``: the same sums, bit for bit, in a cache-friendlier loop order)."""
+        ``samples``).  Dense: the Cython backend reads :attr:`codes_columns` (uint8 or uint16: ``histogram_fm``,
+        the same sums, bit for bit, in a cache-friendlier loop order)."""
         channels = np.ascontiguousarray(channels, dtype=np.float64)
         lay = self.layout
         if lay is not None:
@@ -267,8 +277,8 @@ class BinnedData:
                 if member.max(initial=0) <= 1:
                     return self.histogram_nodes(channels, (member - 1).astype(np.int32), 1)[0]
         out = np.empty((self.mapper.total_bins, channels.shape[1]))
-        if self.backend == "cython" and self.codes_fm is not None:
-            return self.kernel.histogram_fm(self.codes_fm, self.mapper.offsets, channels, samples, out)
+        if self.backend == "cython" and self.codes_columns is not None:
+            return self.kernel.histogram_fm(self.codes_columns, self.mapper.offsets, channels, samples, out)
         return self.kernel.histogram(self.codes, self.mapper.offsets, channels, samples, out)
 
     def histogram_nodes(self, channels: np.ndarray, node: np.ndarray | None, n_nodes: int) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 For a node with flat histogram H (total_bins, k), the split "code_j <= b" sends the channel
 sums L = sum_{b' <= b} H[j, b'] left and R = T - L right (T: the node total); one cumulative
-sum over the flat bin axis gives every candidate of every feature at once.
+sum over the flat bin axis gives every candidate of every feature at once (the kernel
+``node_scan`` of :mod:`csrepro._kernels.histogram`, one pass; ``best_score`` picks the winner).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from csrepro.weak.binning import BinnedData
+from csrepro._kernels import backend
+from csrepro.weak.binning import KERNELS, BinnedData
 from csrepro.weak.criteria import Discrete
 
 
@@ -20,51 +22,50 @@ class NodeScan:
     """Candidates of one node, in the order of ``BinnedData.candidates``.
 
     ``L``, ``R``: (C, k) channel sums left / right (Fortran order: each column ``L[:, c]`` is
-    contiguous); ``valid``: (C,) both sides hold node samples; ``total``: (k,) the node's sums.
+    contiguous); ``valid``: (C,) both sides hold node samples; ``total``: (k,) the node's sums;
+    ``index``: None when the C candidates are all of ``BinnedData.candidates``, else the position there
+    of each (a node's distinct splits, :func:`scan_node`).
     """
 
     L: np.ndarray
     R: np.ndarray
     valid: np.ndarray
     total: np.ndarray
+    index: np.ndarray | None = None
 
 
-def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False) -> NodeScan:
+def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: bool = False) -> NodeScan:
     """Left/right sums of every split of the node with histogram ``H``.
 
     ``counted``: the last channel of ``H`` counts samples; a split is then valid when both sides
     hold samples (and that channel is dropped from the sums).  Otherwise every split is valid
-    (at the root every bin holds training samples).
+    (at the root every bin holds training samples).  ``distinct``: only the splits whose left sums differ (in
+    some bit) from the previous split's of the same feature -- a split at a bin without rows of the node equals
+    the one before it, and a tie goes to the first (its scores are equal, bit for bit) -- with their ``index``;
+    in a child node of data with many distinct values (one bin per value) most bins hold none of its rows.
     """
-    flat, feature, _ = data.candidates
     m = data.mapper
-    cum = np.cumsum(np.ascontiguousarray(H.T), axis=1)  # channel-major: each channel's sums contiguous
-    before = np.take(cum, m.offsets - 1, axis=1)  # sums of the bins before feature j
-    before[:, 0] = 0.0
-    totals = np.take(cum, m.offsets + m.n_bins - 1, axis=1) - before
-    L = np.take(cum, flat, axis=1)
-    L -= np.take(before, feature, axis=1)
-    R = np.take(totals, feature, axis=1)
-    R -= L
-    if counted:
-        valid = (L[-1] > 0.5) & (R[-1] > 0.5)
-        L, R, totals = L[:-1], R[:-1], totals[:-1]
-    else:
-        valid = np.ones(len(flat), dtype=bool)
-    return NodeScan(L.T, R.T, valid, totals[:, 0])
+    C, kk = len(data.candidates[0]), H.shape[1] - bool(counted)
+    L, R, valid, total = np.empty((kk, C)), np.empty((kk, C)), np.empty(C, dtype=bool), np.empty(kk)
+    index = np.empty(C, dtype=np.intp)
+    w = data.kernel.node_scan(np.ascontiguousarray(H, dtype=np.float64), m.offsets, m.n_bins, counted, distinct, L,
+                              R, valid.view(np.uint8), index, total)
+    if not distinct:
+        return NodeScan(L.T, R.T, valid, total)
+    return NodeScan(np.ascontiguousarray(L[:, :w]).T, np.ascontiguousarray(R[:, :w]).T, valid[:w], total, index[:w])
 
 
-def first_min(scores: np.ndarray, rtol: float = 1e-12) -> int:
+#: first_min's default tolerance
+FIRST_RTOL = 1e-12
+
+
+def first_min(scores: np.ndarray, rtol: float = FIRST_RTOL) -> int:
     """Index of the first score within ``rtol`` x (largest finite |score|) of the minimum.
 
     Candidates tied up to rounding (e.g. equal sums added in another order) are thus broken by
     position -- lowest feature, then threshold -- not by rounding noise.
     """
-    finite = scores[np.isfinite(scores)]
-    if len(finite) == 0:
-        return 0
-    low = finite.min()
-    return int(np.argmax(scores <= low + rtol * np.abs(finite).max()))
+    return KERNELS[backend.current()].best_score(np.ascontiguousarray(scores, dtype=np.float64), rtol)[0]
 
 
 def cell_losses(scan: NodeScan, criterion) -> np.ndarray:
@@ -84,5 +85,7 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
     sides = [(R, L), (L, R)] if base is None else [(R + base[0], L + base[1]), (L + base[0], R + base[1])]
     scores = np.empty(2 * len(scan.valid))
     for start, (pos, neg) in enumerate(sides):
-        scores[start::2] = np.where(scan.valid, criterion.score(pos, neg), np.inf)
+        scores[start::2] = criterion.score(pos, neg)
+    invalid = 2 * np.flatnonzero(~scan.valid)
+    scores[invalid] = scores[invalid + 1] = np.inf
     return scores

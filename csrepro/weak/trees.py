@@ -4,6 +4,9 @@ Each step splits the leaf and threshold that most lower the criterion (the scan 
 :mod:`csrepro.weak.splits`, as for stumps, on the leaf's histogram).  A child's histogram
 comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it.
 A sample-count channel rides along, so splits leaving a side without samples are excluded.
+A leaf's scan keeps its distinct splits only (a bin holding none of the leaf's rows repeats the split before
+it, bit for bit: same scores, and a tie goes to the first), so that a child of data with one bin per distinct
+value (``max_bins=None``) scores about as many splits as it has distinct values.
 The children of the last split need only their sums, which the parent's scan already holds.
 
 * Cells criterion: leaves output ``criterion.value`` of their sums; a split must lower the
@@ -38,7 +41,7 @@ import numpy as np
 
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
-from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
+from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_scores, first_min, scan_node
 
 RTOL = 1e-12  # relative decrease of the criterion below which a split counts as no gain
 _NO_SPLIT = np.array([np.inf])  # the candidate scores of a leaf that may not be split
@@ -60,16 +63,38 @@ class Tree:
     score: float
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Leaf (cell) index of each row of X."""
-        node = np.zeros(len(X), dtype=np.intp)
-        for v in np.flatnonzero(self.feature >= 0):  # parents have lower ids than their children
-            left = X[:, self.feature[v]] <= self.threshold[v]
-            node = np.where(node == v, np.where(left, self.left[v], self.right[v]), node)
-        return self.leaf[node]
+        """Leaf (cell) index of each row of X.
+
+        Up to 8 splits (e.g. four leaves): each split's test x_j <= t is one bit of a byte per row, and a table of
+        the 2^S bit patterns (each walked down the tree) gives the leaf: passes over byte arrays, not over node ids
+        of every row per split; more splits: the rows move down node by node."""
+        split = np.flatnonzero(self.feature >= 0)  # parents have lower ids than their children
+        if len(split) > 8:
+            node = np.zeros(len(X), dtype=np.intp)
+            for v in split:
+                left = X[:, self.feature[v]] <= self.threshold[v]
+                node = np.where(node == v, np.where(left, self.left[v], self.right[v]), node)
+            return self.leaf[node]
+        pattern = np.zeros(len(X), dtype=np.uint8)
+        walk = np.zeros(2 ** len(split), dtype=np.intp)  # the node each bit pattern reaches
+        every = np.arange(len(walk))
+        for s, v in enumerate(split):
+            pattern += (X[:, self.feature[v]] <= self.threshold[v]).view(np.uint8) << np.uint8(s)
+            walk = np.where(walk == v, np.where((every >> s) & 1 == 1, self.left[v], self.right[v]), walk)
+        return self.leaf[walk][pattern]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """h(x) for each row of X: shape (n,), or (n, K) for K-vector leaves."""
         return self.values[self.apply(X)]
+
+
+def _column(data: BinnedData, j: int) -> np.ndarray:
+    """Feature j's training codes, contiguous: a row of ``codes_columns``, else of ``codes.T`` copied once per fit."""
+    if data.codes_columns is not None:
+        return data.codes_columns[j]
+    if "codes_t" not in data.cache:
+        data.cache["codes_t"] = np.ascontiguousarray(data.codes.T)
+    return data.cache["codes_t"][j]
 
 
 class _Leaf:
@@ -78,7 +103,7 @@ class _Leaf:
 
     def __init__(self, node, total, rows=None, H=None, data=None, depth=0):
         self.node, self.rows, self.H, self.label, self.depth = node, rows, H, 0.0, depth
-        self.scan = None if H is None else scan_node(data, H, counted=True)
+        self.scan = None if H is None else scan_node(data, H, counted=True, distinct=True)
         self.total = self.scan.total if total is None else total
         self.cells = None  # cells criterion: (loss here, change of the loss for each split), computed once
 
@@ -113,9 +138,10 @@ class TreeLearner:
         leaves = [_Leaf(0, None, None, data.histogram(counted), data)]
         while len(leaves) < self.max_leaves:
             scores, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
-            best_leaf = int(np.argmin([s.min() for s in scores]))
+            picks = [data.kernel.best_score(np.ascontiguousarray(s, dtype=np.float64), FIRST_RTOL) for s in scores]
+            best_leaf = int(np.argmin([low for _, low in picks]))  # as argmin of each leaf's scores.min()
             if self.max_depth is None:
-                best = first_min(scores[best_leaf])
+                best = picks[best_leaf][0]  # first_min(scores[best_leaf])
                 if not scores[best_leaf][best] < current - tol:  # a split must lower the criterion beyond rounding
                     break
             else:  # a split must not raise it; ties within rounding of the leaf's losses go to the lowest position
@@ -162,7 +188,8 @@ class TreeLearner:
     def _split(data, counted, nodes, leaf, c, last):
         """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves."""
         _, feature, b = data.candidates
-        j, bin_ = int(feature[c]), int(b[c])
+        q = leaf.scan.index[c]  # c among the leaf's distinct splits, q among all
+        j, bin_ = int(feature[q]), int(b[q])
         ids = [len(nodes["feature"]), len(nodes["feature"]) + 1]
         for key, val in (("feature", j), ("threshold", data.threshold(j, bin_)), ("left", ids[0]), ("right", ids[1])):
             nodes[key][leaf.node] = val
@@ -172,9 +199,13 @@ class TreeLearner:
         depth = leaf.depth + 1
         if last:  # no further split: the children need only their sums
             return [_Leaf(ids[s], totals[s], depth=depth) for s in (0, 1)]
-        rows = np.arange(data.n_samples) if leaf.rows is None else leaf.rows
-        go_left = data.codes[rows, j] <= bin_
-        kids = [rows[go_left], rows[~go_left]]
+        column = _column(data, j)
+        if leaf.rows is None:
+            go_left = column <= bin_
+            kids = [np.flatnonzero(go_left), np.flatnonzero(~go_left)]
+        else:
+            go_left = column[leaf.rows] <= bin_
+            kids = [leaf.rows[go_left], leaf.rows[~go_left]]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(counted, kids[small])
         H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]

@@ -52,27 +52,30 @@ def test_feature_major_kernel_equals_row_major_bit_for_bit(problem, dominant):
     if dominant:
         rng = np.random.default_rng(int(codes.sum()) + codes.size)
         codes = np.where(rng.random(codes.shape) < 0.8, 0, codes).astype(np.int32)
-    codes_t = np.ascontiguousarray(codes.T, dtype=np.uint8)
-    got = histogram.histogram_fm(codes_t, offsets, channels, samples, np.full((total, channels.shape[1]), np.nan))
     row_major = histogram.histogram(codes, offsets, channels, samples, np.empty((total, channels.shape[1])))
-    np.testing.assert_array_equal(got, row_major)
+    for dtype in (np.uint16, np.uint8):  # uint16: features of more than 256 bins
+        codes_t = np.ascontiguousarray(codes.T, dtype=dtype)
+        got = histogram.histogram_fm(codes_t, offsets, channels, samples, np.full((total, channels.shape[1]), np.nan))
+        np.testing.assert_array_equal(got, row_major)
     want = histogram_ref.histogram(codes, offsets, channels, samples, np.empty((total, channels.shape[1])))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
 def test_feature_major_blocks_and_wide_channels():
     """Several row blocks, d not a multiple of 4, 201 bins, a dominant bin; k = 8..24 even (REBEL's 2K: runs summed
-    in registers), and other k (features four at a time)."""
+    in registers), and other k (features four at a time; a subset's channels gathered per block); uint16 codes."""
     rng = np.random.default_rng(0)
     n, d = 5000, 7
     codes = np.where(rng.random((n, d)) < 0.8, 0, rng.integers(0, 201, (n, d))).astype(np.int32)
     offsets = np.arange(d, dtype=np.intp) * 201
     codes_t = np.ascontiguousarray(codes.T, dtype=np.uint8)
-    for k in (20, 8, 24, 26, 5, 2, 1):
+    for k in (20, 8, 24, 26, 5, 3, 2, 1):
         ch = rng.normal(size=(n, k))
         for samples in (None, np.sort(rng.integers(0, n, 3000)), rng.integers(0, n, 3000)):
             got = histogram.histogram_fm(codes_t, offsets, ch, samples, np.empty((d * 201, k)))
             np.testing.assert_array_equal(got, histogram.histogram(codes, offsets, ch, samples, np.empty((d * 201, k))))
+            wide = histogram.histogram_fm(codes_t.astype(np.uint16), offsets, ch, samples, np.empty((d * 201, k)))
+            np.testing.assert_array_equal(wide, got)
             want = histogram_ref.histogram(codes, offsets, ch, samples, np.empty((d * 201, k)))
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
 
@@ -250,3 +253,98 @@ def test_routing_full_code_range_and_ids_out_of_range():
         unchanged = node.copy()
         unchanged[3] = bad_node
         np.testing.assert_array_equal(moved, unchanged)
+
+
+# ----------------------------------------------------------------------------- the split scan and the pick
+
+@st.composite
+def scan_problems(draw):
+    """A flat histogram over features of 1..6 bins, with a count channel (integers, zeros included) or not."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    d, k, counted = draw(st.integers(1, 5)), draw(st.integers(1, 4)), draw(st.booleans())
+    n_bins = rng.integers(1, 7, d).astype(np.intp)
+    offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.intp)
+    H = rng.normal(size=(int(n_bins.sum()), k + counted))
+    if counted:
+        H[:, -1] = rng.integers(0, 3, len(H))
+    return np.ascontiguousarray(H), offsets, n_bins, counted
+
+
+def _scan(mod, H, offsets, n_bins, counted, distinct=False):
+    C, kk = int((n_bins - 1).sum()), H.shape[1] - counted
+    L, R, valid, total = np.full((kk, C), np.nan), np.full((kk, C), np.nan), np.zeros(C, bool), np.full(kk, np.nan)
+    index = np.full(C, -1, dtype=np.intp)
+    w = mod.node_scan(H, offsets, n_bins, counted, distinct, L, R, valid.view(np.uint8), index, total)
+    assert distinct or w == C
+    return L[:, :w], R[:, :w], valid[:w], index[:w], total
+
+
+@settings(max_examples=200, deadline=None)
+@given(scan_problems(), st.booleans())
+def test_node_scan_equals_reference_bit_for_bit(problem, empty_bins):
+    """All candidates, and the distinct ones (bins without rows, all channels 0.0: their split repeats the one
+    before it)."""
+    H, offsets, n_bins, counted = problem
+    if empty_bins:
+        H[np.random.default_rng(len(H)).random(len(H)) < 0.5] = 0.0
+    got, want = _scan(histogram, *problem), _scan(histogram_ref, *problem)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    L, R, valid, index, total = got  # and what they mean: per feature, the bins up to b left, the others right
+    np.testing.assert_array_equal(index, np.arange(len(index)))
+    q = 0
+    for j, (o, m) in enumerate(zip(offsets, n_bins)):
+        for b in range(m - 1):
+            left, right = H[o:o + b + 1].sum(0), H[o + b + 1:o + m].sum(0)
+            np.testing.assert_allclose(L[:, q], left[:L.shape[0]], atol=1e-12)
+            np.testing.assert_allclose(R[:, q], right[:L.shape[0]], atol=1e-12)
+            assert valid[q] == (not counted or (left[-1] > 0 and right[-1] > 0))
+            q += 1
+    np.testing.assert_allclose(total, H[:n_bins[0], :L.shape[0]].sum(0), atol=1e-12)
+    dgot, dwant = _scan(histogram, *problem, True), _scan(histogram_ref, *problem, True)
+    for g, w in zip(dgot, dwant):
+        np.testing.assert_array_equal(g, w)
+    Ld, Rd, vd, idx, _ = dgot  # the distinct ones: a subset, holding every candidate's sums up to repeats
+    np.testing.assert_array_equal(Ld, L[:, idx])
+    np.testing.assert_array_equal(Rd, R[:, idx])
+    np.testing.assert_array_equal(vd, valid[idx])
+    run = np.searchsorted(idx, np.arange(len(index)), side="right") - 1  # each candidate's first of its run
+    np.testing.assert_array_equal(L, Ld[:, run])
+    np.testing.assert_array_equal(valid, vd[run])
+
+
+def test_node_scan_hand_computed_and_refuses_bad_layouts():
+    H = np.array([[1.0, 1], [2, 2], [4, 0], [8, 1], [16, 3]])  # feature 0: bins 0-2, feature 1: bins 3-4; counted
+    offsets, n_bins = np.array([0, 3], np.intp), np.array([3, 2], np.intp)
+    for mod in (histogram, histogram_ref):
+        L, R, valid, index, total = _scan(mod, H, offsets, n_bins, True)
+        np.testing.assert_array_equal(L, [[1, 3, 8]])
+        np.testing.assert_array_equal(R, [[6, 4, 16]])
+        np.testing.assert_array_equal(valid, [True, False, True])  # "code_0 <= 1": no row right (bin 2 is empty)
+        np.testing.assert_array_equal(total, [7])
+        zero = H.copy()
+        zero[1] = 0.0  # bin 1 without rows: "code_0 <= 1" repeats "code_0 <= 0"
+        L, R, valid, index, total = _scan(mod, zero, offsets, n_bins, True, True)
+        np.testing.assert_array_equal(index, [0, 2])
+        np.testing.assert_array_equal(L, [[1, 8]])
+        np.testing.assert_array_equal(R, [[4, 16]])
+    with pytest.raises(ValueError, match="tile"):
+        _scan(histogram, H, np.array([0, 2], np.intp), n_bins, True)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.node_scan(H, offsets, n_bins, True, False, np.empty((2, 3)), np.empty((1, 3)),
+                            np.empty(3, np.uint8), np.empty(3, np.intp), np.empty(1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.sampled_from([0.0, 1e-12, 0.1]))
+def test_best_score_equals_reference(seed, n, rtol):
+    """Ties within the tolerance, infinities and NaNs: the same pick and minimum as the reference."""
+    rng = np.random.default_rng(seed)
+    s = rng.choice([1.0, 1.0 + 1e-15, 2.0, -3.0, np.inf, -np.inf, np.nan, 0.0], n) * rng.choice([1, 1e3], n)
+    s = np.where(rng.random(n) < 0.5, s, rng.normal(size=n))
+    got, want = histogram.best_score(s, rtol), histogram_ref.best_score(s, rtol)
+    assert got[0] == want[0]
+    np.testing.assert_array_equal(got[1], want[1])
+    if n and np.isfinite(s).any():
+        low, top = s[np.isfinite(s)].min(), np.abs(s[np.isfinite(s)]).max()
+        assert s[got[0]] <= low + rtol * top and not np.any(s[:got[0]] <= low + rtol * top)

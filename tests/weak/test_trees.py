@@ -105,3 +105,32 @@ def test_tree_stops_when_no_split_helps():
     y = np.array([-1, -1, 1, 1.0])
     tree = TreeLearner(4).fit(BinnedData(X), class_channels(np.full(4, 0.25), y), WEIGHTED_ERROR)
     assert len(tree.values) == 2 and tree.score == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12))
+def test_apply_walks_each_row_down_the_tree(seed, n_splits):
+    """Tree.apply (a table of bit patterns up to 8 splits, node by node beyond) sends each row where a walk from
+    the root does, NaN features included (x <= t false: right)."""
+    from csrepro.weak.trees import Tree
+
+    rng = np.random.default_rng(seed)
+    feature, threshold, left, right = [-1], [np.nan], [-1], [-1]
+    for _ in range(n_splits):  # split a random leaf; children get the next ids
+        v = int(rng.choice([u for u in range(len(feature)) if feature[u] < 0]))
+        feature[v], threshold[v], left[v], right[v] = int(rng.integers(0, 3)), float(rng.normal()), len(feature), \
+            len(feature) + 1
+        feature, threshold, left, right = feature + [-1, -1], threshold + [np.nan] * 2, left + [-1, -1], right + [-1, -1]
+    leaf = np.full(len(feature), -1)
+    leaf[np.array(feature) < 0] = rng.permutation(n_splits + 1)
+    tree = Tree(np.array(feature), np.array(threshold), np.array(left), np.array(right), leaf,
+                np.arange(n_splits + 1.0), np.zeros((n_splits + 1, 2)), 0.0)
+    X = rng.normal(size=(200, 3))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    want = []
+    for x in X:
+        v = 0
+        while feature[v] >= 0:
+            v = left[v] if x[feature[v]] <= threshold[v] else right[v]
+        want.append(leaf[v])
+    np.testing.assert_array_equal(tree.apply(X), want)
