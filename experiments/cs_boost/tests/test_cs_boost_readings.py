@@ -1,0 +1,49 @@
+"""experiments/cs_boost/cs_boost_readings.py: the protocol_unstated rule on a hand case, and every
+protocol_unstated cell of deviations.csv against the stored run its evidence names."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parents[1]
+ROOT = HERE.parents[1]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("cs_boost_readings", HERE / "cs_boost_readings.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_moved_cells_by_hand():
+    """Published 100, SE 5 (tolerance max(2*5, 10) = 10): a run at 95 from a baseline at 130 is within; a run
+    at 85 from 160 closes 75 % of the gap; a run at 88 from 120 closes 40 % and stays outside; a baseline at
+    105 is already within, so nothing is moved."""
+    mod = _module()
+    alt = pd.DataFrame({"table": ["T"] * 4, "row": ["a", "b", "c", "d"], "column": ["m"] * 4,
+                        "published": [100.0] * 4, "reproduced": [95.0, 85.0, 88.0, 100.0],
+                        "reproduced_se": [5.0] * 4, "tenfold": [130.0, 160.0, 120.0, 105.0]})
+    got = mod.moved_cells(alt)
+    assert got["row"].tolist() == ["a", "b"]
+    assert np.allclose(got["share_closed"], [25 / 30, 0.75])
+    base = alt[["table", "row", "column"]].assign(reproduced=[100.0, 100.0, 100.0, 130.0])
+    assert mod.moved_cells(alt, base)["row"].tolist() == ["d"]
+
+
+def test_protocol_unstated_cells_are_moved_by_the_stored_run():
+    """Each protocol_unstated row names its run (and, second, its baseline run) among its evidence; the rule
+    of moved_cells holds for that cell on the stored files."""
+    mod = _module()
+    ledger = pd.read_csv(HERE / "deviations.csv", dtype=str, keep_default_na=False)
+    rows = ledger[ledger["cause"] == "protocol_unstated"]
+    for _, r in rows.iterrows():
+        runs = [ref for ref in r["evidence"].split(" + ") if ref.startswith("results/alt/cs_boost_readings/")]
+        assert runs, r.tolist()
+        alt = pd.read_csv(ROOT / runs[0], dtype={"row": str, "column": str})
+        base = pd.read_csv(ROOT / runs[1], dtype={"row": str, "column": str}) if len(runs) > 1 else None
+        moved = mod.moved_cells(alt, base)
+        hit = (moved["table"] == r["table"]) & (moved["row"] == r["row"]) & (moved["column"] == r["column"])
+        assert hit.sum() == 1, r.tolist()
