@@ -25,3 +25,8 @@ cdef extern from "histogram_simd.h":
     Py_ssize_t _route_split "csrepro_route_split"(const unsigned char* codes, int* node, Py_ssize_t n, Py_ssize_t V,
                                                   int S, const int* su, const Py_ssize_t* soff, const int* sab,
                                                   const int* left, const int* step) noexcept nogil
+    Py_ssize_t _node_scan "csrepro_node_scan"(Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d,
+                                              int counted, int distinct, double* L, Py_ssize_t ls, double* R,
+                                              Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
+                                              double* left) noexcept nogil
+    int SCAN_MAXK "CSREPRO_SCAN_MAXK"

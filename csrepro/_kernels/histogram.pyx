@@ -26,8 +26,8 @@ from libc.string cimport memcpy
 import numpy as np
 
 from csrepro._kernels._simd_histogram cimport (
-    _add, _default3, _dense3x4, _max_id_avx2, _route, _route_avx2, _route_has_avx2, _route_split, _run, _run32,
-    _sparse3, _zero_bins,
+    SCAN_MAXK, _add, _default3, _dense3x4, _max_id_avx2, _node_scan, _route, _route_avx2, _route_has_avx2, _route_split,
+    _run, _run32, _sparse3, _zero_bins,
 )
 
 
@@ -432,14 +432,12 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
     sums (feature 0's bins).  Every candidate is written, or with ``distinct`` only those whose left sums (every
     channel, bit for bit) differ from the previous candidate's of the same feature: a run of bins without a row
     of the node gives equal sums, hence equal scores, and the first of the run is the one a tie goes to.  The
-    features' bins must tile 0..B-1 in order (a mapper's offsets).  The reference's arithmetic, bit for bit: one
+    features' bins must tile 0..B-1 in order (a mapper's offsets); k <= 256.  The reference's arithmetic, bit for bit: one
     running sum S per channel over the flat bin axis from 0.0 (as ``np.cumsum``); with P = S at the bin before
     feature j (0.0 for j = 0), L = S_b - P, the feature's total T = S at its last bin - P, and R = T - L.
     """
     cdef Py_ssize_t B = H.shape[0], k = H.shape[1], d = offsets.shape[0], kk = k - (1 if counted else 0)
-    cdef Py_ssize_t C = 0, j, b, c, q, w, w0, x, t, m
-    cdef unsigned long long now, was
-    cdef bint fresh
+    cdef Py_ssize_t C = 0, j, w
     for j in range(d):
         if n_bins[j] < 1 or offsets[j] != C + j:
             raise ValueError("offsets and n_bins must tile the flat bin axis in order (a mapper's)")
@@ -449,12 +447,10 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
         raise ValueError(f"shape mismatch: H {B}x{k}, {d} features with {C} candidates, L {L.shape[0]}x{L.shape[1]}, "
                          f"R {R.shape[0]}x{R.shape[1]}, valid {valid.shape[0]}, index {index.shape[0]}, "
                          f"total {total.shape[0]}")
-    cdef double[::1] run = np.zeros(k)
-    cdef double[::1] before = np.zeros(k)
-    cdef double[::1] T = np.zeros(k)
-    cdef double[::1] cur = np.zeros(k)
-    cdef double[::1] prev = np.zeros(k)
+    if k > SCAN_MAXK:
+        raise ValueError(f"node_scan sums at most {SCAN_MAXK} channels, got {k}")
     cdef double* left = NULL  # the left count of each candidate written of the feature in hand
+    cdef double dummy = 0.0
     total[:] = 0.0
     if B == 0 or k == 0:
         return 0
@@ -462,44 +458,10 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
         left = <double*>malloc(B * sizeof(double))
         if left == NULL:
             raise MemoryError()
-    with nogil:
-        b, q, w = 0, 0, 0
-        for j in range(d):
-            for c in range(k):
-                before[c] = run[c]
-            m, w0 = n_bins[j], w
-            for t in range(m):
-                for c in range(k):
-                    run[c] += H[b, c]
-                if t < m - 1:
-                    fresh = not distinct or t == 0
-                    for c in range(k):
-                        cur[c] = run[c] - before[c]
-                        memcpy(&now, &cur[c], 8)  # the bits of the double (8-byte copies: moves, no call)
-                        memcpy(&was, &prev[c], 8)
-                        fresh = fresh or now != was
-                        prev[c] = cur[c]
-                    if fresh:
-                        for c in range(kk):
-                            L[c, w] = cur[c]
-                        if counted:
-                            left[w - w0] = cur[kk]
-                        index[w] = q
-                        w += 1
-                    q += 1
-                b += 1
-            for c in range(k):
-                T[c] = run[c] - before[c]
-            if j == 0:
-                for c in range(kk):
-                    total[c] = T[c]
-            for x in range(w0, w):
-                for c in range(kk):
-                    R[c, x] = T[c] - L[c, x]
-                if counted:
-                    valid[x] = left[x - w0] > 0.5 and T[kk] - left[x - w0] > 0.5
-                else:
-                    valid[x] = 1
+    with nogil:  # the loop in C (include/histogram_simd.h): one running sum per channel, in registers for k <= 3
+        w = _node_scan(k, &H[0, 0], &n_bins[0], d, counted, distinct, &L[0, 0] if C else &dummy, L.strides[0] // 8,
+                       &R[0, 0] if C else &dummy, R.strides[0] // 8, &valid[0] if C else NULL,
+                       &index[0] if C else NULL, &total[0] if kk else &dummy, left)
     free(left)
     return w
 

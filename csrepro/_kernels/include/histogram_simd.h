@@ -246,6 +246,74 @@ static inline void csrepro_dense3x4(double* base, Py_ssize_t Bk, const unsigned 
     }
 }
 
+/* ---- node_scan ---- */
+#define CSREPRO_SCAN_MAXK 256
+/* node_scan's pass (see histogram.pyx for what it computes), k <= CSREPRO_SCAN_MAXK channels, H (B, k) contiguous, L
+   and R (kk, *) rows ls / rs doubles apart, left: B doubles of scratch.  Inlined with k = 2 and k = 3 (constant: the
+   running sums stay in registers) and as is.  Bits: the scalar loop's subtractions and additions in its order. */
+static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
+        const Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d, int counted, int distinct,
+        double* L, Py_ssize_t ls, double* R, Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
+        double* left) {
+    const Py_ssize_t kk = k - (counted ? 1 : 0);
+    double run[CSREPRO_SCAN_MAXK], before[CSREPRO_SCAN_MAXK], cur[CSREPRO_SCAN_MAXK], T[CSREPRO_SCAN_MAXK];
+    unsigned long long prev[CSREPRO_SCAN_MAXK];
+    Py_ssize_t b = 0, q = 0, w = 0, j, t, c, x;
+    for (c = 0; c < k; c++) {
+        run[c] = 0.0;
+        prev[c] = 0;
+    }
+    for (j = 0; j < d; j++) {
+        const Py_ssize_t m = n_bins[j], w0 = w;
+        for (c = 0; c < k; c++)
+            before[c] = run[c];
+        for (t = 0; t < m; t++, b++) {
+            for (c = 0; c < k; c++)
+                run[c] += H[b * k + c];
+            if (t < m - 1) {
+                int fresh = !distinct || t == 0;
+                for (c = 0; c < k; c++) {
+                    unsigned long long u;
+                    cur[c] = run[c] - before[c];
+                    memcpy(&u, &cur[c], 8);  /* the double's bits */
+                    fresh |= u != prev[c];
+                    prev[c] = u;
+                }
+                if (fresh) {
+                    for (c = 0; c < kk; c++)
+                        L[c * ls + w] = cur[c];
+                    if (counted)
+                        left[w - w0] = cur[k - 1];
+                    index[w] = q;
+                    w++;
+                }
+                q++;
+            }
+        }
+        for (c = 0; c < k; c++)
+            T[c] = run[c] - before[c];
+        if (j == 0)
+            for (c = 0; c < kk; c++)
+                total[c] = T[c];
+        for (x = w0; x < w; x++) {
+            for (c = 0; c < kk; c++)
+                R[c * rs + x] = T[c] - L[c * ls + x];
+            valid[x] = counted ? (left[x - w0] > 0.5 && T[k - 1] - left[x - w0] > 0.5) : 1;
+        }
+    }
+    return w;
+}
+static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d,
+                                           int counted, int distinct, double* L, Py_ssize_t ls, double* R,
+                                           Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
+                                           double* left) {
+    switch (k) {
+    case 2: return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
+    case 3: return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
+    default: return csrepro_scan_body(k, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
+    }
+}
+
 /* ---- route_rows ---- */
 /* route_rows on a per-node table: off[v] (the node's feature row in codes_t, as feature x n; 0 when v is not
    split), above[v] (a code above it goes right; 255 when not split: never), left[v], step[v] = right[v] -
