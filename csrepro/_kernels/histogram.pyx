@@ -144,6 +144,24 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
             while j + 4 <= d:
                 c0, c1, c2, c3 = &codes_t[j, 0], &codes_t[j + 1, 0], &codes_t[j + 2, 0], &codes_t[j + 3, 0]
                 o0, o1, o2, o3 = offsets[j], offsets[j + 1], offsets[j + 2], offsets[j + 3]
+                if k == 2:  # a stump's two channels, and below a tree's two and count: k constant, the adds unrolled
+                    for t in range(t0, t1):
+                        i = t if every else rows[t]
+                        _add(base + (o0 + c0[i]) * 2, src + (t - t0) * 2, 2)
+                        _add(base + (o1 + c1[i]) * 2, src + (t - t0) * 2, 2)
+                        _add(base + (o2 + c2[i]) * 2, src + (t - t0) * 2, 2)
+                        _add(base + (o3 + c3[i]) * 2, src + (t - t0) * 2, 2)
+                    j += 4
+                    continue
+                if k == 3:
+                    for t in range(t0, t1):
+                        i = t if every else rows[t]
+                        _add(base + (o0 + c0[i]) * 3, src + (t - t0) * 3, 3)
+                        _add(base + (o1 + c1[i]) * 3, src + (t - t0) * 3, 3)
+                        _add(base + (o2 + c2[i]) * 3, src + (t - t0) * 3, 3)
+                        _add(base + (o3 + c3[i]) * 3, src + (t - t0) * 3, 3)
+                    j += 4
+                    continue
                 for t in range(t0, t1):
                     i = t if every else rows[t]
                     _add(base + (o0 + c0[i]) * k, src + (t - t0) * k, k)
