@@ -21,15 +21,15 @@ def _module():
 def test_moved_cells_by_hand():
     """Published 100, SE 5 (tolerance max(2*5, 10) = 10): a run at 95 from a baseline at 130 is within; a run
     at 85 from 160 closes 75 % of the gap; a run at 88 from 120 closes 40 % and stays outside; a baseline at
-    105 is already within, so nothing is moved."""
+    105 is already within, so nothing is moved; a run at 91 from 111.25 is within but closes 20 %, too little."""
     mod = _module()
-    alt = pd.DataFrame({"table": ["T"] * 4, "row": ["a", "b", "c", "d"], "column": ["m"] * 4,
-                        "published": [100.0] * 4, "reproduced": [95.0, 85.0, 88.0, 100.0],
-                        "reproduced_se": [5.0] * 4, "tenfold": [130.0, 160.0, 120.0, 105.0]})
+    alt = pd.DataFrame({"table": ["T"] * 5, "row": ["a", "b", "c", "d", "e"], "column": ["m"] * 5,
+                        "published": [100.0] * 5, "reproduced": [95.0, 85.0, 88.0, 100.0, 91.0],
+                        "reproduced_se": [5.0] * 5, "tenfold": [130.0, 160.0, 120.0, 105.0, 111.25]})
     got = mod.moved_cells(alt)
     assert got["row"].tolist() == ["a", "b"]
     assert np.allclose(got["share_closed"], [25 / 30, 0.75])
-    base = alt[["table", "row", "column"]].assign(reproduced=[100.0, 100.0, 100.0, 130.0])
+    base = alt[["table", "row", "column"]].assign(reproduced=[100.0, 100.0, 100.0, 130.0, 100.0])
     assert mod.moved_cells(alt, base)["row"].tolist() == ["d"]
 
 
