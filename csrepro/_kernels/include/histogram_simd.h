@@ -279,14 +279,12 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
                     fresh |= u != prev[c];
                     prev[c] = u;
                 }
-                if (fresh) {
-                    for (c = 0; c < kk; c++)
-                        L[c * ls + w] = cur[c];
-                    if (counted)
-                        left[w - w0] = cur[k - 1];
-                    index[w] = q;
-                    w++;
-                }
+                for (c = 0; c < kk; c++)  /* written always, kept when fresh: no branch on the data */
+                    L[c * ls + w] = cur[c];
+                if (counted)
+                    left[w - w0] = cur[k - 1];
+                index[w] = q;
+                w += fresh;
                 q++;
             }
         }
