@@ -401,7 +401,7 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
         c = counts(comparison)
         short = short_cells(comparison)
         source = (f"experiments/{paper}/published.csv" if pub_path is not None and pub_path.is_file()
-                  else f"no {pub_path}" if paper else "the experiment reproduces no paper")
+                  else f"no experiments/{paper}/published.csv" if paper else "the experiment reproduces no paper")
         left_out = (f"- Left out: {unplanned} stored trials of settings this config does not plan (e.g. an earlier "
                     "protocol, cost or method parameter); `csrepro.store.delete_trials` removes them")
         title = f"published vs reproduced ({paper})" if paper else "reproduced (no paper: no published cells)"

@@ -385,6 +385,38 @@ def selection_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def protocol_markdown(cfg, problems, table: pd.DataFrame) -> str:
+    """REPORT.md's "Protocol" section, read from the config (``exp``) and the run: the reference named before the
+    run, the data rule (the validation rows' seed, the refits), the budget (``exp.vars``), the splits, the units and
+    the statistics."""
+    exp = (cfg or {}).get("exp") or {}
+    entries = dict(exp.get("methods") or {})
+    refit = sorted(m for m, e in entries.items() if e and (e.get("refit") or (e.get("rounds_on_validation") or {})
+                                                            .get("refit") or (e.get("model_params") or {}).get("refit")))
+    seed = (exp.get("protocol") or {}).get("selection_seed", "method")
+    budget = dict(exp.get("vars") or {})
+    datasets = sorted({dataset_of(p) for p in problems})
+    lines = [f"- **Reference:** `{reference_of(cfg)}` (`report.reference`), named in the config before the run and "
+             "never chosen from the test results.",
+             f"- **Data rule:** `protocol.selection_seed: {seed}`"
+             + (" -- every method of a split chooses its settings on the same stratified third of the training part "
+                "(one seed per dataset and split, shared by every method and cost family)" if seed == "trial" else "")
+             + f"; {len(refit)} of {len(entries)} methods refit their chosen settings on the whole training part, the "
+             "others choose nothing on validation (the rules on RDA: its own schedule, rules learned on out-of-fold "
+             "probabilities); every method's choice is in the table below.",
+             "- **Budget:** " + (", ".join(f"`{k}` = {v}" for k, v in budget.items() if not isinstance(v, dict))
+                                 or "as in the methods' entries")
+             + f"; {exp.get('n_trials', '?')} splits per problem.",
+             f"- **Units:** {len(problems)} problems = {len(datasets)} datasets x their cost families; every interval "
+             "and test treats the dataset as the unit.",
+             f"- **Statistics:** relative cost = geometric mean over problems of cost / reference cost; "
+             f"{100 * LEVEL:.0f} % hierarchical-bootstrap intervals ({N_BOOT:,} replicates: datasets, then splits); "
+             f"wins / ties / losses by the Nadeau-Bengio corrected resampled t-test at {ALPHA}; Friedman + Nemenyi "
+             "with datasets as units (experiments/leaderboard/NOTES.md, \"Statistics\").",
+             f"- **Methods compared:** {len(table)}."]
+    return "\n".join(lines) + "\n"
+
+
 DATASET_COLUMNS = ("dataset", "source", "rows", "features", "classes", "imbalance_ratio", "n_train", "n_test",
                    "subsampled", "protocol")
 
@@ -434,10 +466,11 @@ def plot_leaderboard(out_dir, store: pd.DataFrame, cfg=None) -> list[Path]:
     board["median_fit_seconds"] = board["method"].map(seconds)
     board.to_csv(out_dir / "leaderboard.csv", index=False)
     paths = [out_dir / "problems.csv", out_dir / "leaderboard.csv"]
+    (out_dir / "protocol.md").write_text(protocol_markdown(cfg, problems, board))
     chosen = selection_table(store, cfg)
     chosen.to_csv(out_dir / "selection.csv", index=False)
     (out_dir / "selection.md").write_text(selection_markdown(chosen))
-    paths += [out_dir / "selection.csv", out_dir / "selection.md"]
+    paths += [out_dir / "protocol.md", out_dir / "selection.csv", out_dir / "selection.md"]
     if cfg is not None and "data" in cfg:  # a composed config: each data set's size, K, imbalance ratio, split rows
         checked = validate_config(cfg)  # the report's config as composed; plan_trials reads the validated one
         datasets_table(checked.exp, checked.data.root, checked.data.download).to_csv(out_dir / "datasets.csv",

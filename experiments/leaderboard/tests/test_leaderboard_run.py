@@ -91,7 +91,12 @@ def test_the_leaderboard_ranks_every_method(run):
         assert (figures / name).is_file(), name
     # datasets are the Friedman test's units: two datasets are too few for one (hand-built stores test it)
     assert pd.read_csv(figures / "friedman.csv").empty and not (figures / "cd_diagram.png").exists()
-    assert f"figures/relative_cost_vs_{reference}.png" in (figures.parent / "REPORT.md").read_text()
+    report = (figures.parent / "REPORT.md").read_text()
+    assert f"figures/relative_cost_vs_{reference}.png" in report
+    # REPORT.md states the reference from the config, the data rule and the budget (issue 30), no absolute path
+    assert f"- **Reference:** `{reference}` (`report.reference`)" in report
+    assert "`protocol.selection_seed: trial`" in report and f"`rounds_cap` = {CAP}" in report
+    assert str(figures.parent.parent) not in report and "no experiments/leaderboard/published.csv" in report
 
 
 def test_tuned_boosters_record_their_choice(run):
