@@ -533,15 +533,18 @@ def verdict(frame: pd.DataFrame, scope: str) -> dict | None:
     papers = frame[(frame["group"].astype(str) != "baseline") & frame["relative_cost"].notna()]
     if papers.empty:
         return None
-    best = papers.loc[papers["relative_cost"].idxmin()]
+    has_interval = {"relative_low", "relative_high"} <= cols
+    cheaper = papers[papers["relative_high"] < 0] if has_interval else papers.iloc[:0]
+    pool = cheaper if not cheaper.empty else papers  # a verdict "cheaper" names a method whose interval says so
+    best = pool.loc[pool["relative_cost"].idxmin()]
     ref = next((str(frame[c].dropna().iloc[0]) for c in ("reference", "best_baseline")
                 if c in cols and frame[c].notna().any()), "the reference")
     out = {"scope": scope, "reference": ref, "method": str(best["method"]), "group": str(best["group"]),
            "colour": group_colour(str(best["group"])), "value": _pct(best["relative_cost"]), "interval": "",
            "kind": "unknown", "cheaper": [], "wtl": "", "n": "", "v1": "reference" not in cols}
-    if {"relative_low", "relative_high"} <= cols:
+    if has_interval:
         out["interval"] = f"[{_pct(best['relative_low'])}, {_pct(best['relative_high'])}]"
-        out["cheaper"] = papers.loc[papers["relative_high"] < 0, "method"].astype(str).tolist()
+        out["cheaper"] = cheaper["method"].astype(str).tolist()
         out["kind"] = "cheaper" if out["cheaper"] else "dearer" if (papers["relative_low"] > 0).all() else "tie"
     if {"wins", "ties", "losses"} <= cols and best[["wins", "ties", "losses"]].notna().all():
         out["wtl"] = " / ".join(str(int(best[k])) for k in ("wins", "ties", "losses"))
@@ -564,8 +567,10 @@ def verdict_text(v: dict) -> str:
 def _verdict_sentence(v: dict) -> str:
     closest = f"{v['method']} ({v['group']}), {v['value']} % {v['interval']}".rstrip()
     if v["kind"] == "cheaper":
+        chance = (f"; of the page's {v['n_intervals']} intervals at 95 %, about {round(v['n_intervals'] / 20)} "
+                  "would exclude 0 by chance alone" if v.get("n_intervals") else "")
         return (f"{', '.join(v['cheaper'])} cost{'s' if len(v['cheaper']) == 1 else ''} less than the reference "
-                f"{v['reference']} (interval below 0); the lowest: {closest}.")
+                f"{v['reference']} (interval below 0{chance}): {closest}.")
     if v["kind"] == "dearer":
         return (f"every method of the papers costs more than the reference {v['reference']} (every interval above "
                 f"0); the closest: {closest}.")
@@ -585,8 +590,11 @@ def leaderboard_verdicts(folder: Path) -> dict:
         for family, f in families.groupby("family", sort=False):
             if (v := verdict(f, str(family))) is not None:
                 rows.append(v)
+    intervals = sum(int(f["relative_low"].notna().sum()) for f in (board, families)
+                    if f is not None and "relative_low" in f.columns)  # every method x scope with an interval
     for v in [overall, *rows]:
         if v is not None:
+            v["n_intervals"] = intervals
             v["text"], v["words"] = verdict_text(v), KIND_WORDS[v["kind"]]
     return {"overall": overall, "families": rows}
 
@@ -594,7 +602,7 @@ def leaderboard_verdicts(folder: Path) -> dict:
 #: a claim verdict after a plural count
 PLURAL = {"holds": "hold", "does not hold": "do not hold"}
 #: a leaderboard verdict's kind in a few words
-KIND_WORDS = {"cheaper": "a method of the papers is cheaper", "dearer": "every method of the papers costs more",
+KIND_WORDS = {"cheaper": "a method of the papers is cheaper (interval below 0)", "dearer": "every method of the papers costs more",
               "tie": "no reliable difference", "unknown": "no interval"}
 
 

@@ -398,6 +398,12 @@ def test_verdicts_and_tables(tmp_path):
     frame.loc[2, ["relative_cost", "relative_high"]] = [-0.1, -0.001]
     assert (verdict(frame, "x")["kind"], verdict(frame, "x")["cheaper"], verdict(frame, "x")["interval"]) == \
         ("cheaper", ["combo"], "[+2.0, -0.1]")
+    lower = frame.copy()
+    lower.loc[1, ["relative_cost", "relative_low", "relative_high"]] = [-0.2, -0.5, 0.1]  # lower, but spans 0
+    v = verdict(lower, "x")  # a "cheaper" verdict names the method whose interval lies below 0
+    assert (v["kind"], v["method"], v["cheaper"], v["value"]) == ("cheaper", "combo", ["combo"], "-10.0")
+    v["n_intervals"] = 40  # the page's intervals: about 2 of 40 exclude 0 by chance at 95 %
+    assert "about 2 would exclude 0 by chance alone" in verdict_text(v)
     assert verdict(frame.drop(columns="relative_cost"), "x") is None
     # a v1 table names its test-chosen best baseline, not a reference: its verdict says it is withdrawn
     v1 = verdict(frame.rename(columns={"reference": "best_baseline"}), "x")
