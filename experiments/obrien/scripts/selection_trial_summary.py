@@ -3,9 +3,10 @@
 The committed claims (results/obrien_rda_*/figures/wins.csv) come from runs whose rules drew their 9 inner folds from
 each method's own model seed (``protocol.selection_seed: method``), so the parallel partition and Lachiche-Flach of one
 trial learned from different out-of-fold probabilities.  Under ``protocol.selection_seed: trial`` (csrepro.trials,
-csrepro.methods.rule_on_model) every rule of a (dataset, split) uses one seed.  The rerun (the rules only: eq. (1),
-the parallel partition, its column form, 2 passes and a random order, Lachiche-Flach; the sets where the committed
-partition-vs-Lachiche-Flach outcome is not a tie under some family: segmentation, yeast, glass; all 20 trials):
+csrepro.methods.rule_on_model) every rule of a (dataset, split) uses one seed.  The rerun (rules only: under zero-one
+costs eq. (1), the parallel partition, its column form, 2 passes, a random order and Lachiche-Flach on segmentation,
+yeast and glass; under the frequency and random families eq. (1), the partition and Lachiche-Flach on the sets whose
+committed partition-vs-Lachiche-Flach outcome is not a tie; all 20 trials):
 
     python -m csrepro.run +exp=<obrien_rda_zero_one|_frequency|_random> +exp.protocol.selection_seed=trial \\
         '~exp.methods.<every other method>' 'exp.datasets=[segmentation,yeast,glass]' results.root=/tmp/obrien_sel
