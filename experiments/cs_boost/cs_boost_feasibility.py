@@ -76,7 +76,8 @@ def outside_bounds(bounds: pd.DataFrame, published: pd.DataFrame) -> pd.DataFram
     detected class of ``bounds`` (feasibility.csv rows): table, row, column, detected_class, ours (the class
     our tables detect: the minority class, ties the last), published, side ("below floor" / "above
     ceiling"), bound."""
-    b = bounds.assign(ours=lambda f: (f["n_pos"] < f["n_neg"]) | ((f["n_pos"] == f["n_neg"]) & (f["orientation"] == "last")))
+    tie_last = (bounds["n_pos"] == bounds["n_neg"]) & (bounds["orientation"] == "last")
+    b = bounds.assign(ours=(bounds["n_pos"] < bounds["n_neg"]) | tie_last)
     cells = published.merge(b, left_on="row", right_on="dataset")
     below = cells[cells["value"] < cells["oracle_floor"]].assign(side="below floor", bound=lambda f: f["oracle_floor"])
     above = cells[cells["value"] > cells["ceiling"]].assign(side="above ceiling", bound=lambda f: f["ceiling"])

@@ -149,8 +149,8 @@ def moved_cells(alt: pd.DataFrame, base: pd.DataFrame | None = None) -> pd.DataF
     (the ledger's ``protocol_unstated`` rule, fixed before the runs): the baseline, judged with the run's SE,
     is outside tolerance, and the run is within it or closes at least :data:`LARGE_SHARE` of the baseline's
     gap; and (added after the first run, which put two cells within tolerance that moved 11-13 % of the way)
-    it closes at least :data:`MIN_SHARE` of it.  The baseline is ``base``'s reproduced value (a run of this script under our reading, same outer
-    folds) where given, else the committed 10-fold pass (``tenfold``)."""
+    it closes at least :data:`MIN_SHARE` of it.  The baseline is ``base``'s reproduced value (a run of this
+    script under our reading, same outer folds) where given, else the committed 10-fold pass (``tenfold``)."""
     out = alt.copy()
     if base is not None:
         out = out.drop(columns="tenfold").merge(
