@@ -144,6 +144,9 @@ def exact_step(D, z, pred) -> float:
 class _CostMatrixBoost(_VoteProba, _VectorBoost):
     """The loop shared by AdaBoost.MM and CoMBo; subclasses set the per-example weights w_i (``_weights``)."""
 
+    #: parameters the training does not read (csrepro.selection.rounds.FITS shares fits that differ only in them)
+    _fit_ignores = ("random_state",)
+
     _parameter_constraints: dict = {
         "n_estimators": [IntegerInterval(1, None, closed="left")],
         "max_depth": [IntegerInterval(1, None, closed="left")],

@@ -27,13 +27,31 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.data.protocols import holdout
 from csrepro.validation import IntegerInterval, check_labels, check_targets, classes_and_codes, codes_of
 
-__all__ = ["CRITERIA", "RoundsOnValidation", "patience_stop", "rounds_param", "staged_scores"]
+__all__ = ["CRITERIA", "FITS", "RoundsOnValidation", "patience_stop", "rounds_param", "staged_scores"]
 
 CRITERIA = ("error", "cost")
+
+#: fits of the estimators that name the parameters their training ignores (a class attribute ``_fit_ignores``,
+#: e.g. CoMBo's and AdaBoost.MM's ``random_state``, accepted for a uniform interface), by (their other parameters,
+#: X, y): the cost families of a leaderboard split (one process, csrepro.runner.split_units) give such a cost-free
+#: booster the same rows and settings, so it is fitted once; a hit returns what the fit would (csrepro.cache)
+FITS = named_cache("rounds_fits", maxsize=48)
+
+
+def _fit(estimator, X, y):
+    """``estimator`` fitted on (X, y); an estimator with ``_fit_ignores`` is looked up in :data:`FITS` first (a hit
+    is another instance's fitted model: read it, never change it)."""
+    ignores = getattr(type(estimator), "_fit_ignores", None)
+    if ignores is None:
+        return estimator.fit(X, y)
+    params = sorted((k, fingerprint(v) if isinstance(v, np.ndarray) else repr(v))
+                    for k, v in estimator.get_params(deep=False).items() if k not in ignores)
+    return FITS.get(fingerprint(type(estimator).__qualname__, repr(params), X, y), lambda: estimator.fit(X, y))
 
 
 def _stages(estimator, X):
@@ -234,7 +252,7 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
         self.stopped_early_ = stopped
         if self.refit:
             chosen = {**points[i], **({rounds: n} if rounds is not None else {})}
-            estimator = clone(template).set_params(**chosen).fit(X, y)
+            estimator = _fit(clone(template).set_params(**chosen), X, y)
         self.estimator_ = estimator
         self.classes_ = estimator.classes_
         self.selected_params_ = {**points[i], **({} if n is None or not staged else {"n_estimators": n})}
@@ -248,17 +266,15 @@ class RoundsOnValidation(ClassifierMixin, BaseEstimator):
         one fit at the cap, or with ``patience`` fits at doubling sizes until the rule stops (class docstring)."""
         size = cap if self.patience is None or rounds is None else min(cap, 2 * self.patience)
         while True:
-            if rounds is not None:
-                estimator.set_params(**{rounds: size})
-            estimator.fit(X, y)
-            C = self._costs(estimator.classes_) if self.criterion == "cost" else None
-            scores = staged_scores(estimator, X_val, y_val, self.criterion, C)
+            fitted = _fit(clone(estimator).set_params(**({rounds: size} if rounds is not None else {})), X, y)
+            C = self._costs(fitted.classes_) if self.criterion == "cost" else None
+            scores = staged_scores(fitted, X_val, y_val, self.criterion, C)
             if not len(scores):
-                raise ValueError(f"{type(estimator).__name__} fitted no weak learner (staged_predict yielded nothing);"
+                raise ValueError(f"{type(fitted).__name__} fitted no weak learner (staged_predict yielded nothing);"
                                  " check its n_estimators and the training data")
             n, stopped = patience_stop(scores, self.patience)
             if stopped or rounds is None or size >= cap or len(scores) < size:  # fewer: it stopped on its own
-                return estimator, scores, n, stopped
+                return fitted, scores, n, stopped
             size = min(cap, 2 * size)
 
     def _stage(self, name, X):

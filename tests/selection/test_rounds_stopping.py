@@ -243,3 +243,37 @@ def test_the_runner_shares_the_validation_rows_refits_and_stores_every_choice(tm
     # a rule over a tuned probability model stores the model's choice (the model refitted on the training part)
     assert all(c["model"]["max_depth"] == 1 and 1 <= c["model"]["n_estimators"] <= 12 and c["model"]["refit"]
                for c in selected[selected["method"] == "partition_hgb"]["chosen"])
+
+
+def test_fits_that_differ_only_in_ignored_parameters_are_shared_and_exact():
+    """CoMBo's training ignores ``random_state`` (``_fit_ignores``): two fits with different seeds are the same model
+    (the claim the sharing rests on); RoundsOnValidation over CoMBo with another seed and another cost matrix reuses
+    the first one's fits (hits in rounds.FITS) and chooses and predicts exactly as without the cache."""
+    from csrepro.boosting.combo import CoMBoClassifier
+    from csrepro.cache import clear_caches
+    from csrepro.selection import rounds
+
+    X, y = gaussian_mixture_2d(240, n_classes=3, random_state=4)
+    a = CoMBoClassifier(n_estimators=8, max_depth=2, random_state=1).fit(X, y)
+    b = CoMBoClassifier(n_estimators=8, max_depth=2, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+    costs = (1 - np.eye(3), np.array([[0.0, 1.0, 9.0], [2.0, 0.0, 1.0], [5.0, 3.0, 0.0]]))
+
+    def tuned(C, seed):
+        return RoundsOnValidation(CoMBoClassifier(n_estimators=40, random_state=seed), criterion="cost",
+                                  cost_matrix=C, param_grid={"max_depth": [1, 2]}, patience=4, refit=True,
+                                  random_state=0).fit(X, y)
+
+    fresh = []
+    for C, seed in zip(costs, (11, 12)):
+        clear_caches("rounds_fits")
+        fresh.append(tuned(C, seed))
+    clear_caches("rounds_fits")
+    tuned(costs[0], 11)
+    hits = rounds.FITS.hits
+    second = tuned(costs[1], 12)
+    assert rounds.FITS.hits > hits
+    assert second.selected_params_ == fresh[1].selected_params_
+    np.testing.assert_array_equal(second.predict_proba(X), fresh[1].predict_proba(X))
+    for got, want in zip(second.validation_scores_, fresh[1].validation_scores_):
+        np.testing.assert_array_equal(got, want)
