@@ -14,6 +14,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from omegaconf import OmegaConf
 
 from csrepro.config import compose
 from csrepro.report.figures import paper_module
@@ -38,6 +39,23 @@ def reduced_rounds() -> list[str]:
     """Overrides lowering the budget every entry interpolates (``exp.vars``): the cap of the rounds to CAP and the
     patience to PATIENCE."""
     return [f"exp.vars.rounds_cap={CAP}", f"exp.vars.patience={PATIENCE}"]
+
+
+def test_the_cluster_scale_has_the_default_scales_rules():
+    """leaderboard_full differs from leaderboard only in its name, its splits and its budget (``vars``): given the
+    cluster budget, the default scale composes to the same problems, methods, protocol and statistics."""
+    full = compose("leaderboard_full").exp
+    budget = OmegaConf.to_container(full.vars)
+    overrides = [f"exp.vars.{k}={v}" for k, v in budget.items() if not isinstance(v, dict)]
+    overrides += [f"exp.vars.{k}.{d}={f}" for k, v in budget.items() if isinstance(v, dict) for d, f in v.items()]
+    small = compose("leaderboard", overrides).exp
+    assert (full.n_trials, small.n_trials) == (20, 3)
+    assert budget["rounds_cap"] > planned().vars.rounds_cap
+
+    def rules(exp):
+        return {k: v for k, v in OmegaConf.to_container(exp, resolve=True).items() if k not in {"name", "n_trials"}}
+
+    assert rules(full) == rules(small)
 
 
 @pytest.fixture(scope="module")
