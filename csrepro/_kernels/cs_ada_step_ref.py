@@ -35,10 +35,27 @@ def _solved(b, d, Tp, Tm, C1, C2, alpha_max, tol, max_iter):
     return loss
 
 
+def _newton_bounds(b, d, Tp, Tm, C1, C2, s, q, alpha_max):
+    """(L(a1) - L'(a1)^2 / (2 m), L(a1)), a1 one Newton step of L'(alpha) = 0 from -s/q (see the kernel)."""
+    a = np.clip(-s / q, 0.0, alpha_max)
+    ep, fp = np.exp(C1 * a), np.exp(C2 * a)
+    f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
+    f2 = C1 * C1 * (b * ep + (Tp - b) / ep) + C2 * C2 * (d * fp + (Tm - d) / fp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(f2 > 0.0, np.clip(a - f1 / f2, 0.0, alpha_max), a)
+    ep, fp = np.exp(C1 * a), np.exp(C2 * a)
+    f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
+    up = (Tp - b) / ep + b * ep + (Tm - d) / fp + d * fp
+    m = 2.0 * (C1 * C1 * np.sqrt(np.maximum((Tp - b) * b, 0.0)) + C2 * C2 * np.sqrt(np.maximum((Tm - d) * d, 0.0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(m > 0.0, up - f1 * f1 / (2.0 * m), -np.inf), up
+
+
 def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
     """Same contract as the kernel: its three passes on whole arrays, the candidates solved by :func:`solve_steps`."""
     b, d = np.asarray(b, float), np.asarray(d, float)
-    T, h = Tp + Tm, 1.0 / max(C1, C2)
+    T, c = Tp + Tm, max(C1, C2)
+    h, q = 1.0 / c, C1 * C1 * Tp + C2 * C2 * Tm
     M = C1 * C1 * Tp * np.exp(C1 * h) + C2 * C2 * Tm * np.exp(C2 * h)
     s = C1 * (2.0 * b - Tp) + C2 * (2.0 * d - Tm)
     flat = s >= 1e-9 * (C1 * Tp + C2 * Tm)
@@ -47,34 +64,31 @@ def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
     if len(rest) == 0:
         return 0
     b, d, s = b[rest], d[rest], s[rest]
-    gp, gn = np.sqrt(np.maximum((Tp - b) * b, 0.0)), np.sqrt(np.maximum((Tm - d) * d, 0.0))
-    bound = 2.0 * (gp + gn)
-    upper = T - np.where(-s <= M * h, s * s / (2.0 * M), -0.5 * s * h)  # >= the loss
+    x, y = -2.0 * s * c / q, -s * c / q
+    lo = np.fmax(2.0 * (np.sqrt(np.maximum((Tp - b) * b, 0.0)) + np.sqrt(np.maximum((Tm - d) * d, 0.0))),
+                 np.where(x <= np.log(2.0), T - s * s * (1.0 + x + x * x) / (2.0 * q), -np.inf))
+    hi = np.fmin(T - np.where(-s <= M * h, s * s / (2.0 * M), -0.5 * s * h),
+                 np.where(y <= 1.0, T - s * s / (2.0 * q) * (1.0 - y - y * y), np.inf))
     exact = np.zeros(len(rest), dtype=bool)
 
     def solve(where):
-        bound[where] = _solved(b[where], d[where], Tp, Tm, C1, C2, alpha_max, tol, max_iter)
+        lo[where] = _solved(b[where], d[where], Tp, Tm, C1, C2, alpha_max, tol, max_iter)
         exact[where] = True
-        return bound[where]
+        return lo[where]
 
-    lo, hi = int(np.argmin(bound)), int(np.argmax(upper))
-    best = solve([lo])[0]
-    top = max(loss[flat].max(initial=-np.inf), best, solve([hi])[0])
-    near = np.flatnonzero(~exact & (bound <= best + slack * T))  # pass 2: the bound at a0
+    jlo, jhi = int(np.argmin(lo)), int(np.argmax(hi))
+    best = solve([jlo])[0]
+    top = max(loss[flat].max(initial=-np.inf), best, solve([jhi])[0])
+    x = top * (1.0 - 1e-9) - 1e-14 * T
+    near = np.flatnonzero(~exact & ((lo <= best + slack * T) | (hi >= x)))  # pass 2: the Newton bounds
     if len(near):
-        bn, dn, err = b[near], d[near], b[near] + d[near]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            a0 = np.where(err <= 0.0, alpha_max, np.where(err >= T, 0.0, np.clip(
-                np.log((T - err) / err) / (C1 + C2), 0.0, alpha_max)))
-            pr, pw = (Tp - bn) * np.exp(-C1 * a0), bn * np.exp(C1 * a0)
-            nr, nw = (Tm - dn) * np.exp(-C2 * a0), dn * np.exp(C2 * a0)
-            up = pr + pw + nr + nw
-            slope = C1 * (pw - pr) + C2 * (nw - nr)
-            den = 4.0 * (C1 * C1 * gp[near] + C2 * C2 * gn[near])
-            bound[near] = np.where(den > 0.0, np.fmax(bound[near], up - slope * slope / den), bound[near])
-        q = int(np.argmin(up))
-        if up[q] < best:
-            best = min(best, solve([near[q]])[0])
-    solve(~exact & ((bound <= best + slack * T) | (upper >= top * (1.0 - 1e-9) - 1e-14 * T)))
-    loss[rest] = bound
+        low, up = _newton_bounds(b[near], d[near], Tp, Tm, C1, C2, s[near], q, alpha_max)
+        lo[near], hi[near] = np.fmax(lo[near], low), np.fmin(hi[near], up)
+        k = int(np.argmin(hi[near]))
+        if hi[near[k]] < best:
+            best = min(best, solve([near[k]])[0])
+    refined = np.zeros(len(rest), dtype=bool)
+    refined[near] = True
+    solve(refined & ~exact & ((lo <= best + slack * T) | (hi >= x)))
+    loss[rest] = lo
     return int(exact.sum())
