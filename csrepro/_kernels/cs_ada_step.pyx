@@ -111,6 +111,16 @@ cdef inline void _cheap_bounds(double b, double d, double Tp, double Tm, double 
         hi[0] = fmin(hi[0], T - s * s / (2.0 * q) * (1.0 - y - y * y))
 
 
+cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2) noexcept nogil:
+    """2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 + gn C2^2) <= the least loss, gp = sqrt((T+ - b) b),
+    tp = log((T+ - b)/b)/2 (gn, tn alike): L = 2 gp cosh(C1 a - tp) + 2 gn cosh(C2 a - tn), cosh u >= 1 + u^2/2."""
+    cdef double gp = sqrt(fmax((Tp - b) * b, 0.0)), gn = sqrt(fmax((Tm - d) * d, 0.0)), u
+    if not (gp > 0.0 and gn > 0.0):
+        return 2.0 * (gp + gn)
+    u = C1 * 0.5 * log((Tm - d) / d) - C2 * 0.5 * log((Tp - b) / b)
+    return 2.0 * (gp + gn) + gp * gn * u * u / (gp * C1 * C1 + gn * C2 * C2)
+
+
 cdef inline void _newton_bounds(double b, double d, double Tp, double Tm, double C1, double C2, double s, double q,
                                 double amax, double* lo, double* hi) noexcept nogil:
     """Tighten ``lo`` / ``hi`` by L(a1) - L'(a1)^2 / (2 m) and L(a1), a1 one Newton step from -s/q."""
@@ -145,7 +155,10 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
        with L'' <= M = C1^2 T+ e^{C1 h} + C2^2 T- e^{C2 h} on [0, h = 1/c] guarantees, and, when y = -s c / q <= 1,
        T - s^2 (1 - y - y^2) / (2 q) (L at -s/q, L'' <= q e^{y} there).  The candidates of least lo and of largest
        hi (the first) are solved: best is the former's loss, top the largest of the flat losses and the two.
-    2. Candidates with lo <= best + slack T or hi >= top (1 - 1e-9) - 1e-14 T: with a1 one Newton step of
+    2. Candidates with lo <= best + slack T: lo = max(lo, 2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 +
+       gn C2^2)), gp = sqrt((T+ - b) b), tp = log((T+ - b)/b)/2, gn, tn alike (L = 2 gp cosh(C1 a - tp) +
+       2 gn cosh(C2 a - tn) and cosh u >= 1 + u^2/2).  Those still with lo <= best + slack T, or with
+       hi >= top (1 - 1e-9) - 1e-14 T: with a1 one Newton step of
        L' = 0 from -s/q (clipped to [0, alpha_max]), lo = max(lo, L(a1) - L'(a1)^2 / (2 m)) (strong convexity,
        m = 2 C1^2 sqrt((T+ - b) b) + 2 C2^2 sqrt((T- - d) d) <= L''), hi = min(hi, L(a1)); if the least hi among
        them is below best, its candidate is solved and best is the smaller.
@@ -204,6 +217,10 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
     for j in range(n):
         if stage[j] != 1 or (loss[j] > cut and upper[j] < x):
             continue
+        if loss[j] <= cut:
+            loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2))
+            if loss[j] > cut and upper[j] < x:
+                continue
         s = C1 * (2.0 * b[j] - Tp) + C2 * (2.0 * d[j] - Tm)
         _newton_bounds(b[j], d[j], Tp, Tm, C1, C2, s, q, amax, &loss[j], &upper[j])
         stage[j] = 2

@@ -80,7 +80,13 @@ def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
     best = solve([jlo])[0]
     top = max(loss[flat].max(initial=-np.inf), best, solve([jhi])[0])
     x = top * (1.0 - 1e-9) - 1e-14 * T
-    near = np.flatnonzero(~exact & ((lo <= best + slack * T) | (hi >= x)))  # pass 2: the Newton bounds
+    low = np.flatnonzero(~exact & (lo <= best + slack * T))  # pass 2: the cosh bound, then the Newton bounds
+    gp, gn = np.sqrt(np.maximum((Tp - b[low]) * b[low], 0.0)), np.sqrt(np.maximum((Tm - d[low]) * d[low], 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = C1 * 0.5 * np.log((Tm - d[low]) / d[low]) - C2 * 0.5 * np.log((Tp - b[low]) / b[low])
+        lo[low] = np.fmax(lo[low], np.where((gp > 0.0) & (gn > 0.0), 2.0 * (gp + gn) + gp * gn * u * u / (
+            gp * C1 * C1 + gn * C2 * C2), 2.0 * (gp + gn)))
+    near = np.flatnonzero(~exact & ((lo <= best + slack * T) | (hi >= x)))
     if len(near):
         low, up = _newton_bounds(b[near], d[near], Tp, Tm, C1, C2, s[near], q, alpha_max)
         lo[near], hi[near] = np.fmax(lo[near], low), np.fmin(hi[near], up)
