@@ -172,7 +172,27 @@ def _best_seconds(fit, repeats=5):
 
 BINARY_RUNS = [("AdaBoost", "stump", None), ("RealBoost", "histogram", None), ("LogitBoost", "stump", None),
                ("LogitBoost", "line", None), ("AdaBoost", "tree4", None), ("RealBoost", "tree4", None),
-               ("LogitBoost", "tree4", None), ("AdaBoost", "stump", 255), ("AdaBoost", "tree4", 255)]  # max_bins
+               ("LogitBoost", "tree4", None), ("AdaBoost", "stump", 255), ("AdaBoost", "tree4", 255),
+               ("CSAdaBoost", "stump", None), ("CSAdaBoost", "tree4", None), ("CSAdaBoost", "stump", 255),
+               ("CSAdaBoost", "tree4", 255)]  # max_bins
+#: costs of the CSAdaBoost rows: C1 = 4 (a miss), C2 = 1, the middle of the thesis' grid (Sec. VI.E)
+BINARY_COSTS = {"C1": 4.0, "C2": 1.0}
+BINARY_HEADER = [
+    "## Binary boosting engine on ADULT (training part, 30,162 x 14, categoricals as integer codes)", "",
+    "CPU ms per boosting iteration (Cython / NumPy-reference histograms); fixed = validation + binning per fit; "
+    "scikit-learn columns: one DecisionTreeClassifier fit with sample weights, one "
+    "HistGradientBoostingClassifier round, same number of leaves; CSAdaBoost with C1 = 4, C2 = 1.", "",
+    "| booster | weak learner | max_bins | Cython ms/iter | NumPy ms/iter | NumPy/Cython | fixed ms | "
+    "sklearn tree ms | sklearn HGB ms/round |", "|---|---|---|---|---|---|---|---|---|"]
+
+
+def _binary_booster(name, **params):
+    """The booster of a BINARY_RUNS row, ``params`` set (CSAdaBoost: with BINARY_COSTS)."""
+    from csrepro.boosting import binary, cost_sensitive
+
+    if name == "CSAdaBoost":
+        return cost_sensitive.CSAdaBoostClassifier(**BINARY_COSTS, **params)
+    return getattr(binary, f"{name}Classifier")(**params)
 
 
 def binary_boosting_rows():
@@ -182,8 +202,6 @@ def binary_boosting_rows():
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.tree import DecisionTreeClassifier
     from threadpoolctl import threadpool_limits
-
-    from csrepro.boosting import binary
 
     X, y = adult_ordinal()
     w = np.full(len(y), 1.0 / len(y))
@@ -202,8 +220,7 @@ def binary_boosting_rows():
                 def run():
                     clear_caches("binned_data")  # time the binning of every fit, not the cache
                     with use_backend(backend):
-                        getattr(binary, f"{booster}Classifier")(n_estimators=m, weak_learner=wl,
-                                                                max_bins=max_bins).fit(X, y)
+                        _binary_booster(booster, n_estimators=m, weak_learner=wl, max_bins=max_bins).fit(X, y)
                 return run
             one = _best_seconds(fit(1))  # n_estimators >= 1: the set-up is fit(1) less one iteration
             it = (_best_seconds(fit(T + 1)) - one) / T
@@ -513,12 +530,7 @@ def main():
     for row in margin_boost_rows():
         print(row, flush=True)
         lines.append(row)
-    lines += ["", "## Binary boosting engine on ADULT (training part, 30,162 x 14, categoricals as integer codes)", "",
-              "CPU ms per boosting iteration (Cython / NumPy-reference histograms); fixed = validation + binning per fit; "
-              "scikit-learn columns: one DecisionTreeClassifier fit with sample weights, one "
-              "HistGradientBoostingClassifier round, same number of leaves.", "",
-              "| booster | weak learner | max_bins | Cython ms/iter | NumPy ms/iter | NumPy/Cython | fixed ms | "
-              "sklearn tree ms | sklearn HGB ms/round |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += [""] + BINARY_HEADER
     for row in binary_boosting_rows():
         print(row, flush=True)
         lines.append(row)
@@ -553,4 +565,14 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Speed of the hot kernels (writes results/BENCH.md).")
+    parser.add_argument("--only", choices=["binary"], help="run only this table and print it, without writing "
+                        "results/BENCH.md (binary: the binary boosting engine on ADULT)")
+    if parser.parse_args().only == "binary":
+        print("\n".join(BINARY_HEADER), flush=True)
+        for binary_row in binary_boosting_rows():
+            print(binary_row, flush=True)
+    else:
+        main()

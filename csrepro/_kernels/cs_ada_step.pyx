@@ -11,9 +11,12 @@ a convex function whose stationary point solves (VI.39).  Each candidate's alpha
 -alpha_max allows flipping g): Newton's method on L'(alpha) = 0, kept inside a bracket that
 shrinks at every step (bisection when a Newton step leaves it); when C1 = C2 = c the closed form
 alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for c = 1), clipped.
+:func:`ada_losses` gives the same losses only where they can decide the best candidate (bounds elsewhere).
 """
 
-from libc.math cimport exp, log, fabs
+from libc.math cimport INFINITY, M_LN2 as LN2, exp, fabs, fmax, fmin, log, sqrt
+
+import numpy as np
 
 
 cdef inline void _derivs(double a, double b, double d, double Tp, double Tm, double C1, double C2,
@@ -87,3 +90,151 @@ def solve_steps(const double[::1] b, const double[::1] d, double Tp, double Tm, 
             loss[j] = _loss(alpha[j], b[j], d[j], Tp, Tm, C1, C2)
             total += it
     return total
+
+
+cdef inline double _solved_loss(double b, double d, double Tp, double Tm, double C1, double C2, double amax,
+                                double tol, int max_iter) noexcept nogil:
+    """(VI.42) at the step of :func:`solve_steps` (alpha_min = 0): the same bits as its ``loss``."""
+    cdef int it
+    return _loss(_solve(b, d, Tp, Tm, C1, C2, 0.0, amax, tol, max_iter, &it), b, d, Tp, Tm, C1, C2)
+
+
+cdef inline void _cheap_bounds(double b, double d, double Tp, double Tm, double C1, double C2, double s, double q,
+                               double M, double h, double* lo, double* hi) noexcept nogil:
+    """Bounds without exponentials of the least loss of a candidate with L'(0) = s < 0 (see :func:`ada_losses`)."""
+    cdef double T = Tp + Tm, cm = fmax(C1, C2), x = -2.0 * s * cm / q, y = -s * cm / q
+    lo[0] = 2.0 * (sqrt(fmax((Tp - b) * b, 0.0)) + sqrt(fmax((Tm - d) * d, 0.0)))
+    if x <= LN2:
+        lo[0] = fmax(lo[0], T - s * s * (1.0 + x + x * x) / (2.0 * q))
+    hi[0] = T - (s * s / (2.0 * M) if -s <= M * h else -0.5 * s * h)
+    if y <= 1.0:
+        hi[0] = fmin(hi[0], T - s * s / (2.0 * q) * (1.0 - y - y * y))
+
+
+cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2) noexcept nogil:
+    """2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 + gn C2^2) <= the least loss, gp = sqrt((T+ - b) b),
+    tp = log((T+ - b)/b)/2 (gn, tn alike): L = 2 gp cosh(C1 a - tp) + 2 gn cosh(C2 a - tn), cosh u >= 1 + u^2/2."""
+    cdef double gp = sqrt(fmax((Tp - b) * b, 0.0)), gn = sqrt(fmax((Tm - d) * d, 0.0)), u
+    if not (gp > 0.0 and gn > 0.0):
+        return 2.0 * (gp + gn)
+    u = C1 * 0.5 * log((Tm - d) / d) - C2 * 0.5 * log((Tp - b) / b)
+    return 2.0 * (gp + gn) + gp * gn * u * u / (gp * C1 * C1 + gn * C2 * C2)
+
+
+cdef inline void _newton_bounds(double b, double d, double Tp, double Tm, double C1, double C2, double s, double q,
+                                double amax, double* lo, double* hi) noexcept nogil:
+    """Tighten ``lo`` / ``hi`` by L(a1) - L'(a1)^2 / (2 m) and L(a1), a1 one Newton step from -s/q."""
+    cdef double a = _clip(-s / q, 0.0, amax), ep, fp, f1, f2, m
+    cdef int k
+    for k in range(2):
+        ep, fp = exp(C1 * a), exp(C2 * a)
+        f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
+        if k == 1:
+            break
+        f2 = C1 * C1 * (b * ep + (Tp - b) / ep) + C2 * C2 * (d * fp + (Tm - d) / fp)
+        if f2 > 0.0:
+            a = _clip(a - f1 / f2, 0.0, amax)
+    f2 = (Tp - b) / ep + b * ep + (Tm - d) / fp + d * fp  # L(a1)
+    hi[0] = fmin(hi[0], f2)
+    m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - b) * b, 0.0)) + C2 * C2 * sqrt(fmax((Tm - d) * d, 0.0)))
+    if m > 0.0:
+        lo[0] = fmax(lo[0], f2 - f1 * f1 / (2.0 * m))
+
+
+def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, double C1, double C2, double alpha_max,
+               double slack, double tol, int max_iter, double[::1] loss):
+    """Fill ``loss[j]`` with the loss of :func:`solve_steps` (alpha_min = 0, ``alpha_max``, ``tol``, ``max_iter``:
+    the same bits) wherever it may decide the smallest or the largest entry, else with a lower bound of it.
+
+    With T = T+ + T-, s = L'(0) = C1 (2b - T+) + C2 (2d - T-) and q = L''(0) = C1^2 T+ + C2^2 T-, c = max(C1, C2):
+
+    1. s >= 1e-9 (C1 T+ + C2 T-) (flat: alpha = 0): the exact loss (T+ - b) + b + (T- - d) + d.  Otherwise bounds
+       without exponentials, lo <= loss <= hi: lo the larger of 2 sqrt((T+ - b) b) + 2 sqrt((T- - d) d) (each
+       class's terms at their own minimum) and, when x = -2 s c / q <= log 2, T - s^2 (1 + x + x^2) / (2 q) (the
+       minimum lies in [0, -2s/q], where L'' >= q e^{-x}); hi the smaller of T - D(s), D the decrease a quadratic
+       with L'' <= M = C1^2 T+ e^{C1 h} + C2^2 T- e^{C2 h} on [0, h = 1/c] guarantees, and, when y = -s c / q <= 1,
+       T - s^2 (1 - y - y^2) / (2 q) (L at -s/q, L'' <= q e^{y} there).  The candidates of least lo and of largest
+       hi (the first) are solved: best is the former's loss, top the largest of the flat losses and the two.
+    2. Candidates with lo <= best + slack T: lo = max(lo, 2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 +
+       gn C2^2)), gp = sqrt((T+ - b) b), tp = log((T+ - b)/b)/2, gn, tn alike (L = 2 gp cosh(C1 a - tp) +
+       2 gn cosh(C2 a - tn) and cosh u >= 1 + u^2/2).  Those still with lo <= best + slack T, or with
+       hi >= top (1 - 1e-9) - 1e-14 T: with a1 one Newton step of
+       L' = 0 from -s/q (clipped to [0, alpha_max]), lo = max(lo, L(a1) - L'(a1)^2 / (2 m)) (strong convexity,
+       m = 2 C1^2 sqrt((T+ - b) b) + 2 C2^2 sqrt((T- - d) d) <= L''), hi = min(hi, L(a1)); if the least hi among
+       them is below best, its candidate is solved and best is the smaller.
+    3. Solved: each of these whose lo <= best + slack T or hi >= top (1 - 1e-9) - 1e-14 T.
+
+    So an entry not solved is a lower bound above best + slack T >= (smallest loss) + slack T and below top (the
+    largest entry, solved).  Returns the number of candidates solved.
+    """
+    cdef Py_ssize_t n = b.shape[0]
+    if d.shape[0] != n or loss.shape[0] != n:
+        raise ValueError(f"shape mismatch: b {n}, d {d.shape[0]}, loss {loss.shape[0]}")
+    cdef unsigned char[::1] stage = np.zeros(n, dtype=np.uint8)  # 0: exact, 1: cheap bounds, 2: Newton bounds
+    cdef double[::1] upper = np.empty(n)
+    cdef int solved = 0
+    if n:
+        with nogil:
+            solved = _bounded_losses(&b[0], &d[0], n, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, &loss[0],
+                                     &stage[0], &upper[0])
+    return solved
+
+
+cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double Tp, double Tm, double C1, double C2,
+                         double amax, double slack, double tol, int max_iter, double* loss, unsigned char* stage,
+                         double* upper) noexcept nogil:
+    """:func:`ada_losses`'s three passes; ``stage`` (n,) zeroed scratch, ``upper`` (n,) scratch."""
+    cdef Py_ssize_t j, jlo = -1, jhi = -1, jup = -1
+    cdef double T = Tp + Tm, flat = 1e-9 * (C1 * Tp + C2 * Tm), h = 1.0 / fmax(C1, C2)
+    cdef double M = C1 * C1 * Tp * exp(C1 * h) + C2 * C2 * Tm * exp(C2 * h), q = C1 * C1 * Tp + C2 * C2 * Tm
+    cdef double s, lo = INFINITY, uhi = -INFINITY, upmin = INFINITY, top = -INFINITY, best, x, cut
+    cdef int solved = 0
+    for j in range(n):
+        s = C1 * (2.0 * b[j] - Tp) + C2 * (2.0 * d[j] - Tm)
+        if s >= flat:
+            loss[j] = (Tp - b[j]) + b[j] + (Tm - d[j]) + d[j]
+            top = fmax(top, loss[j])
+            continue
+        _cheap_bounds(b[j], d[j], Tp, Tm, C1, C2, s, q, M, h, &loss[j], &upper[j])
+        stage[j] = 1
+        if loss[j] < lo:
+            lo, jlo = loss[j], j
+        if upper[j] > uhi:
+            uhi, jhi = upper[j], j
+    if jlo < 0:
+        return 0
+    loss[jlo] = _solved_loss(b[jlo], d[jlo], Tp, Tm, C1, C2, amax, tol, max_iter)
+    stage[jlo] = 0
+    solved += 1
+    if stage[jhi]:
+        loss[jhi] = _solved_loss(b[jhi], d[jhi], Tp, Tm, C1, C2, amax, tol, max_iter)
+        stage[jhi] = 0
+        solved += 1
+    best = loss[jlo]
+    top = fmax(top, fmax(best, loss[jhi]))
+    cut = best + slack * T
+    x = top * (1.0 - 1e-9) - 1e-14 * T
+    for j in range(n):
+        if stage[j] != 1 or (loss[j] > cut and upper[j] < x):
+            continue
+        if loss[j] <= cut:
+            loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2))
+            if loss[j] > cut and upper[j] < x:
+                continue
+        s = C1 * (2.0 * b[j] - Tp) + C2 * (2.0 * d[j] - Tm)
+        _newton_bounds(b[j], d[j], Tp, Tm, C1, C2, s, q, amax, &loss[j], &upper[j])
+        stage[j] = 2
+        if upper[j] < upmin:
+            upmin, jup = upper[j], j
+    if jup >= 0 and upmin < best:
+        loss[jup] = _solved_loss(b[jup], d[jup], Tp, Tm, C1, C2, amax, tol, max_iter)
+        stage[jup] = 0
+        solved += 1
+        best = fmin(best, loss[jup])
+    cut = best + slack * T
+    for j in range(n):
+        if stage[j] == 2 and (loss[j] <= cut or upper[j] >= x):
+            loss[j] = _solved_loss(b[j], d[j], Tp, Tm, C1, C2, amax, tol, max_iter)
+            stage[j] = 0
+            solved += 1
+    return solved

@@ -26,3 +26,75 @@ def solve_steps(b, d, Tp, Tm, C1, C2, alpha_min, alpha_max, tol, max_iter, alpha
     alpha[:] = 0.5 * (lo + hi)
     loss[:] = step_loss(alpha, b, d, Tp, Tm, C1, C2)
     return 0
+
+
+def _solved(b, d, Tp, Tm, C1, C2, alpha_max, tol, max_iter):
+    """The losses of :func:`solve_steps` with alpha_min = 0."""
+    alpha, loss = np.empty(len(b)), np.empty(len(b))
+    solve_steps(b, d, Tp, Tm, C1, C2, 0.0, alpha_max, tol, max_iter, alpha, loss)
+    return loss
+
+
+def _newton_bounds(b, d, Tp, Tm, C1, C2, s, q, alpha_max):
+    """(L(a1) - L'(a1)^2 / (2 m), L(a1)), a1 one Newton step of L'(alpha) = 0 from -s/q (see the kernel)."""
+    a = np.clip(-s / q, 0.0, alpha_max)
+    ep, fp = np.exp(C1 * a), np.exp(C2 * a)
+    f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
+    f2 = C1 * C1 * (b * ep + (Tp - b) / ep) + C2 * C2 * (d * fp + (Tm - d) / fp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(f2 > 0.0, np.clip(a - f1 / f2, 0.0, alpha_max), a)
+    ep, fp = np.exp(C1 * a), np.exp(C2 * a)
+    f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
+    up = (Tp - b) / ep + b * ep + (Tm - d) / fp + d * fp
+    m = 2.0 * (C1 * C1 * np.sqrt(np.maximum((Tp - b) * b, 0.0)) + C2 * C2 * np.sqrt(np.maximum((Tm - d) * d, 0.0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(m > 0.0, up - f1 * f1 / (2.0 * m), -np.inf), up
+
+
+def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
+    """Same contract as the kernel: its three passes on whole arrays, the candidates solved by :func:`solve_steps`."""
+    b, d = np.asarray(b, float), np.asarray(d, float)
+    T, c = Tp + Tm, max(C1, C2)
+    h, q = 1.0 / c, C1 * C1 * Tp + C2 * C2 * Tm
+    M = C1 * C1 * Tp * np.exp(C1 * h) + C2 * C2 * Tm * np.exp(C2 * h)
+    s = C1 * (2.0 * b - Tp) + C2 * (2.0 * d - Tm)
+    flat = s >= 1e-9 * (C1 * Tp + C2 * Tm)
+    loss[flat] = (Tp - b[flat]) + b[flat] + (Tm - d[flat]) + d[flat]
+    rest = np.flatnonzero(~flat)
+    if len(rest) == 0:
+        return 0
+    b, d, s = b[rest], d[rest], s[rest]
+    x, y = -2.0 * s * c / q, -s * c / q
+    lo = np.fmax(2.0 * (np.sqrt(np.maximum((Tp - b) * b, 0.0)) + np.sqrt(np.maximum((Tm - d) * d, 0.0))),
+                 np.where(x <= np.log(2.0), T - s * s * (1.0 + x + x * x) / (2.0 * q), -np.inf))
+    hi = np.fmin(T - np.where(-s <= M * h, s * s / (2.0 * M), -0.5 * s * h),
+                 np.where(y <= 1.0, T - s * s / (2.0 * q) * (1.0 - y - y * y), np.inf))
+    exact = np.zeros(len(rest), dtype=bool)
+
+    def solve(where):
+        lo[where] = _solved(b[where], d[where], Tp, Tm, C1, C2, alpha_max, tol, max_iter)
+        exact[where] = True
+        return lo[where]
+
+    jlo, jhi = int(np.argmin(lo)), int(np.argmax(hi))
+    best = solve([jlo])[0]
+    top = max(loss[flat].max(initial=-np.inf), best, solve([jhi])[0])
+    x = top * (1.0 - 1e-9) - 1e-14 * T
+    low = np.flatnonzero(~exact & (lo <= best + slack * T))  # pass 2: the cosh bound, then the Newton bounds
+    gp, gn = np.sqrt(np.maximum((Tp - b[low]) * b[low], 0.0)), np.sqrt(np.maximum((Tm - d[low]) * d[low], 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = C1 * 0.5 * np.log((Tm - d[low]) / d[low]) - C2 * 0.5 * np.log((Tp - b[low]) / b[low])
+        lo[low] = np.fmax(lo[low], np.where((gp > 0.0) & (gn > 0.0), 2.0 * (gp + gn) + gp * gn * u * u / (
+            gp * C1 * C1 + gn * C2 * C2), 2.0 * (gp + gn)))
+    near = np.flatnonzero(~exact & ((lo <= best + slack * T) | (hi >= x)))
+    if len(near):
+        low, up = _newton_bounds(b[near], d[near], Tp, Tm, C1, C2, s[near], q, alpha_max)
+        lo[near], hi[near] = np.fmax(lo[near], low), np.fmin(hi[near], up)
+        k = int(np.argmin(hi[near]))
+        if hi[near[k]] < best:
+            best = min(best, solve([near[k]])[0])
+    refined = np.zeros(len(rest), dtype=bool)
+    refined[near] = True
+    solve(refined & ~exact & ((lo <= best + slack * T) | (hi >= x)))
+    loss[rest] = lo
+    return int(exact.sum())

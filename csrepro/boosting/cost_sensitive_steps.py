@@ -26,8 +26,8 @@ EXP_LIMIT = 700.0
 #: :func:`ada_losses` is exact within this fraction of T+ + T- of the smallest loss: 1000 times the relative
 #: tie tolerance (1e-12) of the weak learners' choice (``csrepro.weak.splits.first_min``, ``trees.RTOL``)
 SELECTION_SLACK = 1e-9
-#: fewest candidates for which :func:`ada_losses` bounds the losses instead of solving all (measured break-even)
-PRUNE_MIN = 4096
+#: the step solver's default relative tolerance and iteration cap (:func:`ada_steps`, :func:`ada_losses`)
+STEP_TOL, STEP_MAX_ITER = 1e-12, 100
 
 
 def check_costs(C1, C2) -> tuple[float, float]:
@@ -58,7 +58,7 @@ def class_balanced_weights(ys, sample_weight=None) -> np.ndarray:
     return w if sample_weight is None else w * sample_weight
 
 
-def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=1e-12, max_iter=100):
+def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=STEP_TOL, max_iter=STEP_MAX_ITER):
     """Steps alpha(g) solving (VI.39) and their losses (VI.42) for candidates with errors (b[j], d[j]).
 
     ``b``: weight of misclassified positives, ``d``: of misclassified negatives (VI.41); ``Tp``,
@@ -87,56 +87,23 @@ def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=1e-12, ma
 def ada_losses(b, d, Tp, Tm, C1, C2) -> np.ndarray:
     """The losses of :func:`ada_steps` (default step range) where they can decide the best candidate.
 
-    Exactly :func:`ada_steps`'s loss for every candidate that may lie within ``SELECTION_SLACK``
-    (T+ + T-) of the smallest loss or be the largest; every other entry is a lower bound of its
-    loss, above smallest + ``SELECTION_SLACK`` (T+ + T-) and below the largest.  So the smallest and
-    largest entries, and the candidates near the smallest, are those of :func:`ada_steps`, and
-    only these candidates are solved (all of them when C1 = C2, closed form, or when there are fewer
-    than ``PRUNE_MIN``):
-
-    * L'(0) >= 1e-9 (C1 T+ + C2 T-): alpha = 0 and the loss is (T+ - b) + b + (T- - d) + d, the
-      kernel's sum at alpha = 0 (its exponentials are 1);
-    * otherwise, with a0 the closed-form step at the mean cost (clipped), L(a0) bounds the loss
-      from above, and from below the larger of 2 sqrt((T+ - b) b) + 2 sqrt((T- - d) d) (each pair of
-      terms at its own minimum) and L(a0) - L'(a0)^2 / (2 m), m = 2 C1^2 sqrt((T+ - b) b) +
-      2 C2^2 sqrt((T- - d) d) <= L'' (strong convexity).  :func:`ada_steps` solves the candidates
-      whose lower bound is within the slack of the best loss found (that of the candidate with the
-      smallest upper bound) and those whose upper bound reaches within 1e-9 of the largest loss
-      found (that of the candidate with the largest upper bound, the lower bounds, the flat
-      losses), once per run of equal consecutive (b, d).
+    Exactly :func:`ada_steps`'s loss (the same bits) for every candidate that may lie within ``SELECTION_SLACK``
+    (T+ + T-) of the smallest loss or be the largest; every other entry is a lower bound of its loss, above
+    smallest + ``SELECTION_SLACK`` (T+ + T-) and below the largest.  So the smallest and largest entries, and
+    the candidates near the smallest, are those of :func:`ada_steps`, and the weak learners' choice
+    (``csrepro.weak.splits.first_min``) is the same.  Only these candidates are solved: the kernel's
+    ``ada_losses`` (of :func:`csrepro._kernels.backend.current`) bounds every candidate first by the two
+    classes' terms each at its own minimum (two square roots), then the survivors at the closed-form step of
+    the mean cost (strong convexity), and gives the losses at alpha = 0 (L'(0) >= 0) in closed form.
     """
     C1, C2 = check_costs(C1, C2)
-    b, d = np.asarray(b, dtype=np.float64), np.asarray(d, dtype=np.float64)
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    d = np.ascontiguousarray(d, dtype=np.float64)
     if b.shape != d.shape or b.ndim != 1:
         raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
-    if C1 == C2 or len(b) < PRUNE_MIN:  # closed-form steps, or too few candidates to repay the bounds
-        return ada_steps(b, d, Tp, Tm, C1, C2)[1]
-    Tp, Tm = float(Tp), float(Tm)
-    T, amax = Tp + Tm, 30.0 / max(C1, C2)
     loss = np.empty_like(b)
-    flat = C1 * (2.0 * b - Tp) + C2 * (2.0 * d - Tm) >= 1e-9 * (C1 * Tp + C2 * Tm)
-    loss[flat] = (Tp - b[flat]) + b[flat] + (Tm - d[flat]) + d[flat]
-    rest = np.flatnonzero(~flat)
-    if len(rest) == 0:
-        return loss
-    br, dr = b[rest], d[rest]
-    with np.errstate(divide="ignore"):
-        a0 = np.clip(np.log((T - (br + dr)) / (br + dr)) / (C1 + C2), 0.0, amax)
-    pos_right, pos_wrong = (Tp - br) * np.exp(-C1 * a0), br * np.exp(C1 * a0)
-    neg_right, neg_wrong = (Tm - dr) * np.exp(-C2 * a0), dr * np.exp(C2 * a0)
-    upper = pos_right + pos_wrong + neg_right + neg_wrong
-    slope = C1 * (pos_wrong - pos_right) + C2 * (neg_wrong - neg_right)
-    gp, gn = np.sqrt(np.maximum((Tp - br) * br, 0.0)), np.sqrt(np.maximum((Tm - dr) * dr, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lower = np.fmax(2.0 * (gp + gn), upper - slope * slope / (4.0 * (C1 * C1 * gp + C2 * C2 * gn)))
-    ends = [int(np.argmin(upper)), int(np.argmax(upper))]
-    best, high = ada_steps(br[ends], dr[ends], Tp, Tm, C1, C2)[1]
-    top = max(high, lower.max(), loss[flat].max(initial=-np.inf))
-    solve = np.flatnonzero((lower <= best + SELECTION_SLACK * T) | (upper >= top * (1.0 - 1e-9)))
-    new = np.ones(len(solve), dtype=bool)  # runs of equal (b, d) (e.g. empty bins of a tree node) are solved once
-    new[1:] = (br[solve[1:]] != br[solve[:-1]]) | (dr[solve[1:]] != dr[solve[:-1]])
-    loss[rest] = lower
-    loss[rest[solve]] = ada_steps(br[solve[new]], dr[solve[new]], Tp, Tm, C1, C2)[1][np.cumsum(new) - 1]
+    KERNELS[backend.current()].ada_losses(b, d, float(Tp), float(Tm), C1, C2, 30.0 / max(C1, C2), SELECTION_SLACK,
+                                          STEP_TOL, STEP_MAX_ITER, loss)
     return loss
 
 

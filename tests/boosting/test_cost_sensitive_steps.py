@@ -62,23 +62,37 @@ def _split_candidates(seed, n=400, repeats=False):
 
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 2**31), C1=st.sampled_from([1.0, 1.05, 2.0, 4.0, 8.0]), C2=st.floats(0.5, 2.0),
-       repeats=st.booleans())
-def test_ada_losses_decide_as_ada_steps(seed, C1, C2, repeats):
+       repeats=st.booleans(), backend=st.sampled_from(["cython", "numpy"]))
+def test_ada_losses_decide_as_ada_steps(seed, C1, C2, repeats, backend):
     """Exact near the smallest loss and at the largest, lower bounds above the slack elsewhere: the weak
     learners' choice (first_min) is that of the full solve."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cs, "PRUNE_MIN", 0)  # bound every call, however small
-        b, d, Tp, Tm = _split_candidates(seed, repeats=repeats)
+    b, d, Tp, Tm = _split_candidates(seed, repeats=repeats)
+    with use_backend(backend):
         full = cs.ada_steps(b, d, Tp, Tm, C1, C2)[1]
         fast = cs.ada_losses(b, d, Tp, Tm, C1, C2)
-        near = full <= full.min() + cs.SELECTION_SLACK * (Tp + Tm)
-        np.testing.assert_array_equal(fast[near], full[near])
-        assert fast.max() == full.max()
-        assert np.all(fast[~near] > full.min() + cs.SELECTION_SLACK * (Tp + Tm))
-        assert np.all(fast[~near] <= full[~near] * (1 + 1e-12))
-        assert first_min(fast) == first_min(full)
-        for half in (slice(None, len(b) // 2), slice(len(b) // 2, None)):  # one labelling per call, as the scans do
-            assert first_min(cs.ada_losses(b[half], d[half], Tp, Tm, C1, C2)) == first_min(full[half])
+        halves = [(half, cs.ada_losses(b[half], d[half], Tp, Tm, C1, C2))
+                  for half in (slice(None, len(b) // 2), slice(len(b) // 2, None))]
+    near = full <= full.min() + cs.SELECTION_SLACK * (Tp + Tm)
+    np.testing.assert_array_equal(fast[near], full[near])
+    assert fast.max() == full.max()
+    assert np.all(fast[~near] > full.min() + cs.SELECTION_SLACK * (Tp + Tm))
+    assert np.all(fast[~near] <= full[~near] * (1 + 1e-12))
+    assert first_min(fast) == first_min(full)
+    for half, losses in halves:  # one labelling per call, as the scans do
+        assert first_min(losses) == first_min(full[half])
+
+
+@pytest.mark.parametrize("C1, C2", [(1.0, 1.0), (4.0, 1.0)])
+def test_ada_losses_edge_candidates(C1, C2):
+    """Perfect, all-wrong, one-class and single candidates, and calls where no candidate or every one is flat."""
+    Tp, Tm = 0.4, 0.6
+    b = np.array([0.0, Tp, 0.0, Tp, 0.1, 0.3])
+    d = np.array([0.0, Tm, Tm, 0.0, 0.1, 0.5])
+    for sl in (slice(None), slice(0, 1), slice(1, 2), slice(4, 5), slice(2, 4)):
+        full = cs.ada_steps(b[sl], d[sl], Tp, Tm, C1, C2)[1]
+        fast = cs.ada_losses(b[sl], d[sl], Tp, Tm, C1, C2)
+        assert fast.min() == full.min() and fast.max() == full.max() and first_min(fast) == first_min(full)
+    assert len(cs.ada_losses(np.empty(0), np.empty(0), Tp, Tm, C1, C2)) == 0
 
 
 def test_exp_weight_update_hand_case():

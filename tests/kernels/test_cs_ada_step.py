@@ -73,3 +73,28 @@ def test_edge_cases_hit_the_bounds():
     assert alpha0[1] == 0.0 and loss0[1] == pytest.approx(Tp + Tm)  # a non-negative step cannot use it
     # positives all right, negatives all wrong: C1 T+ e^{-C1 a} = C2 T- e^{C2 a}
     assert alpha[2] == pytest.approx(np.log(4.0 * Tp / Tm) / 5.0, rel=1e-12)
+
+
+def _bounded(mod, b, d, Tp, Tm, C1, C2, amax):
+    loss = np.empty_like(b)
+    solved = mod.ada_losses(b, d, Tp, Tm, C1, C2, amax, 1e-9, 1e-12, 100, loss)
+    return loss, solved
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), C1=st.floats(0.1, 10.0), C2=st.floats(0.1, 10.0))
+def test_bounded_losses_match_reference(seed, C1, C2):
+    """ada_losses: the kernel and the reference solve the candidates that decide the extremes (each with its own
+    step solver) and agree there; every other entry is a lower bound of the loss."""
+    b, d, Tp, Tm = _candidates(seed, n=300)
+    b, d = np.concatenate([b, Tp - b]), np.concatenate([d, Tm - d])  # both labellings, as a scan gives them
+    amax = 30.0 / max(C1, C2)
+    l_k, n_k = _bounded(cs_ada_step, b, d, Tp, Tm, C1, C2, amax)
+    l_r, n_r = _bounded(cs_ada_step_ref, b, d, Tp, Tm, C1, C2, amax)
+    full = _run(cs_ada_step, b, d, Tp, Tm, C1, C2, amax, 0.0)[1]
+    assert n_k >= 1 and n_r >= 1
+    assert np.argmin(l_k) == np.argmin(l_r) == np.argmin(full)
+    np.testing.assert_allclose(l_k.min(), l_r.min(), rtol=1e-10)
+    np.testing.assert_allclose(l_k.max(), l_r.max(), rtol=1e-10)
+    assert l_k.max() == full.max() and l_k.min() == full.min()
+    assert np.all(l_k <= full * (1 + 1e-12)) and np.all(l_r <= full * (1 + 1e-9))
