@@ -6,11 +6,13 @@ iteration to one LightGBM multiclass round of comparable work (K depth-1 trees, 
 one thread like our kernels), and the recorded wall time of ``make reproduce-guess-averse``;
 then the SMO solver against scikit-learn's SVC (LIBSVM) on the same dual (pima, wdbc, german;
 RBF kernel, C = 1, same stopping tolerance), kernel matrix precomputed for both.
-Writes the same tables to results/BENCH.md.
+Writes the same tables to results/BENCH.md.  ``--only mcboost`` prints the first table (CD-MCBoost)
+alone, ``--only binary`` the binary engine's; either writes nothing.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -479,15 +481,10 @@ def obrien_rows(Ns=(10**3, 10**4, 10**5, 10**6), Ks=(3, 10), grid=200):
     return rows
 
 
-def main():
-    lines = ["# Benchmark: CD-MCBoost iteration time", "",
-             f"Machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
-             f"single-threaded kernels; date {time.strftime('%Y-%m-%d')}; glibc heap kept between calls "
-             f"(MALLOC_MMAP_THRESHOLD_={os.environ.get('MALLOC_MMAP_THRESHOLD_', 'default')}, MALLOC_TRIM_THRESHOLD_="
-             f"{os.environ.get('MALLOC_TRIM_THRESHOLD_', 'default')}: `make bench` sets both, so that no timed call "
-             "pays for fresh pages of memory the previous call returned to the system).", "",
-             "| dataset | n x d, K | loss | Cython s/iter | NumPy s/iter | NumPy/Cython | LightGBM s/round | Cython/LightGBM |",
-             "|---|---|---|---|---|---|---|---|"]
+def mcboost_rows():
+    """Table rows: seconds per CD-MCBoost iteration for each loss on shuttle and pendigits (training parts), Cython
+    and NumPy backends, and the Cython iteration against one LightGBM round (the two timed in turns)."""
+    rows = []
     for name in ["shuttle", "pendigits"]:
         ds = load_dataset(name)
         train = ~ds.predefined_test
@@ -503,7 +500,25 @@ def main():
             row = (f"| {name} | {X.shape[0]} x {X.shape[1]}, {K} | {loss} | {cy:.4f} | {ref:.4f} | "
                    f"{ref / cy:.1f}x | {lgbm:.4f} | {cy / lgbm:.1f}x |")
             print(row, flush=True)
-            lines.append(row)
+            rows.append(row)
+    return rows
+
+
+def main(only=None):
+    """Print every table and write them to results/BENCH.md; ``only="mcboost"``: print the first table alone,
+    writing nothing."""
+    if only == "mcboost":
+        mcboost_rows()
+        return
+    lines = ["# Benchmark: CD-MCBoost iteration time", "",
+             f"Machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
+             f"single-threaded kernels; date {time.strftime('%Y-%m-%d')}; glibc heap kept between calls "
+             f"(MALLOC_MMAP_THRESHOLD_={os.environ.get('MALLOC_MMAP_THRESHOLD_', 'default')}, MALLOC_TRIM_THRESHOLD_="
+             f"{os.environ.get('MALLOC_TRIM_THRESHOLD_', 'default')}: `make bench` sets both, so that no timed call "
+             "pays for fresh pages of memory the previous call returned to the system).", "",
+             "| dataset | n x d, K | loss | Cython s/iter | NumPy s/iter | NumPy/Cython | LightGBM s/round | Cython/LightGBM |",
+             "|---|---|---|---|---|---|---|---|"]
+    lines += mcboost_rows()
     info = ROOT / "results" / "guess_averse_uci" / "run_info.json"
     if info.exists():
         run = json.loads(info.read_text())
@@ -565,14 +580,14 @@ def main():
 
 
 if __name__ == "__main__":
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Speed of the hot kernels (writes results/BENCH.md).")
-    parser.add_argument("--only", choices=["binary"], help="run only this table and print it, without writing "
-                        "results/BENCH.md (binary: the binary boosting engine on ADULT)")
-    if parser.parse_args().only == "binary":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=["mcboost", "binary"], default=None,
+                        help="print one table alone, without writing results/BENCH.md (mcboost: CD-MCBoost on "
+                             "shuttle and pendigits; binary: the binary boosting engine on ADULT)")
+    only = parser.parse_args().only
+    if only == "binary":
         print("\n".join(BINARY_HEADER), flush=True)
         for binary_row in binary_boosting_rows():
             print(binary_row, flush=True)
     else:
-        main()
+        main(only)

@@ -377,3 +377,42 @@ def test_kernel_refuses_weights_of_the_wrong_length():
     A, B, wh = np.empty((6, len(uniq))), np.empty((6, len(uniq))), np.empty((1, 6))
     with pytest.raises(ValueError, match="sw has 5 weights for 6 samples"):
         exp_losses.prepare_step(P, Q, scale, order, starts, uniq, np.zeros(6), 0, 0, wh, A, B, sw=np.ones(5))
+
+
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_samples_in_pairs_are_the_one_at_a_time_bits(name, weighted):
+    """The kernel's per-sample derivatives, taken two samples at a time (SSE2 lanes) in prepare_step and
+    line_derivatives, are the bits of the one-sample loop: each sample alone (n = 1 runs that loop), the
+    derivative sums then added in sample order as the kernel adds them; odd n leaves one sample to that loop."""
+    loss, fam, out = _codes(name)
+    S, z, C, v, g, rows, row_g, row_off = _cells_problem(15, fam)
+    S, z, g, rows = S[:79], z[:79], g[:79], rows[:79]  # odd n
+    C = loss.kernel_costs(C)
+    uniq, _, order, starts = _groups(v)
+    n, nu = len(z), len(uniq)
+    sw = np.random.default_rng(15).uniform(0.1, 3.0, n) if weighted else None
+    off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(n)
+    P, Q, scale = _state(exp_losses, S, z, C, fam, out)
+    width = 2 * nu if fam == 2 else nu
+
+    def prepared(sl):
+        wh, A, B = np.empty((3, len(z[sl]))), np.empty((len(z[sl]), nu)), np.empty((len(z[sl]), nu))
+        exp_losses.prepare_step(P[sl], Q[sl], scale[sl], order, starts, uniq, off[sl], fam, out, wh, A, B,
+                                sw=None if sw is None else sw[sl])
+        return wh, A, B
+
+    wh, A, B = prepared(slice(None))
+    alone = [prepared(slice(i, i + 1)) for i in range(n)]
+    np.testing.assert_array_equal(wh, np.concatenate([a[0] for a in alone], axis=1))
+    for cells in (False, True):
+        def sums(sl, m):
+            return exp_losses.line_derivatives(
+                A[sl], B[sl], scale[sl], uniq, off[sl], g[sl], fam, out, 0.4,
+                np.empty((len(row_g) if cells else m, width)), rows[sl] if cells else None,
+                row_g if cells else None, row_off if cells else None, None if sw is None else sw[sl])
+        want = [0.0, 0.0, 0.0]
+        for i in range(n):
+            for p, d in enumerate(sums(slice(i, i + 1), 1)):
+                want[p] += d
+        assert sums(slice(None), n) == tuple(want)
