@@ -162,9 +162,11 @@ def wait_for_parts(exp_dir, proc, n=1):
 
 
 def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path):
-    args = (f"results.root={tmp_path / 'r'}", "exp.n_trials=5")
-    planned = 2 * 5 * 2  # datasets x trials x methods
-    proc = slow_cli(tmp_path, *args)
+    args = (f"results.root={tmp_path / 'r'}", "exp.n_trials=10")
+    planned = 2 * 10 * 2  # datasets x trials x methods
+    # 1 s per unit (two fits of 0.5 s): when the first part is stored, 19 s of work remain, so a loaded machine
+    # cannot let the run finish between the part and the signal (at 0.2 s per fit and 5 trials, one did)
+    proc = slow_cli(tmp_path, *args, pause="0.5")
     wait_for_parts(tmp_path / "r" / "smoke", proc)
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground group (loky workers too)
     _, err = proc.communicate(timeout=120)
