@@ -19,7 +19,8 @@ no external resources; every link relative, so the site works from file:// as fr
     notes/<paper>.html      experiments/<paper>/NOTES.md, escaped, with heading anchors
     leaderboard.html        results/leaderboard/: the verdicts, the headline table (leaderboard.csv), the figures
                             under it, chosen settings, data sets, every other CSV in full (past SPLIT_ROWS rows,
-                            one section per data set) and REPORT.md; without it, how to make it
+                            one page per data set: leaderboard/<table>/<data set>.html) and REPORT.md; without
+                            it, how to make it
     figures/<exp>/*.png     copies of the figures;  data/<exp>/*.csv  copies of the CSVs the tables show
     summary.txt             the index's summary sentence, for README.md to quote
     site.css
@@ -70,7 +71,8 @@ LEADERBOARD = "leaderboard"
 #: paper folder -> title, in the order of README.md's paper table; other papers follow, titled by
 #: the first heading of their NOTES.md
 PAPERS = paper_labels(REPO_ROOT / "experiments")
-#: a CSV table with more rows and a ``dataset`` column is shown as one collapsible section per data set
+#: a CSV table with more rows and a ``dataset`` column is shown per data set: a collapsible section each, or on the
+#: leaderboard a drill-down page each (Site.drill_down)
 SPLIT_ROWS = 100
 #: the packages whose versions every page names
 PACKAGES = ("numpy", "scipy", "scikit-learn", "lightgbm", "xgboost", "csrepro")
@@ -651,6 +653,18 @@ class _Site:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(scrub(html), encoding="utf-8")
 
+    def drill_down(self, table: dict, parent: str, title: str) -> None:
+        """Each data-set group of ``table`` (see :func:`csv_table`) on a page of its own,
+        ``<parent without .html>/<anchor>/<data set>.html``, whose link the group gets as ``href``: a table of
+        thousands of rows is complete without one page of megabytes.  A table of one group is left as it is."""
+        if len(table["groups"]) < 2:
+            return
+        for group in table["groups"]:
+            page = f"{parent.removesuffix('.html')}/{table['anchor']}/{slug(group['key'])}.html"
+            self.write(page, "rows.html.j2", parent=parent, title=title, key=group["key"],
+                       table={**table, "groups": [{"key": "", "rows": group["rows"]}]})
+            group["href"] = page
+
     def report_blocks(self, path: Path, links: dict[str, str]) -> list[dict]:
         """A report's markdown as blocks, each link or image whose target the site holds (``links``: target
         as written -> site path) pointing at the copy ("href"; "" for a target the site does not hold)."""
@@ -783,6 +797,8 @@ class _Site:
                 links[png.relative_to(folder).as_posix()] = src
                 ctx["figures"].append({"src": src, "name": png.name,
                                        "alt": f"leaderboard: {png.stem.replace('_', ' ')}"})
+        for table in ctx["tables"]:
+            self.drill_down(table, "leaderboard.html", f"Leaderboard: {table['title']}")
         if (folder / "REPORT.md").is_file():
             ctx["report"] = self.report_blocks(folder / "REPORT.md", links)
         if ctx["datasets"] is None:

@@ -280,3 +280,11 @@ def test_screenshots(site, browser, tmp_path):
             assert shot.stat().st_size > 10_000
             print(f"screenshot of the site's {name} at {width} px: {shot}")
     page.close()
+
+
+def test_no_page_weighs_a_megabyte(site):
+    """A table of thousands of rows goes on drill-down pages (one per data set), not into one page of megabytes."""
+    sizes = {p.relative_to(site).as_posix(): p.stat().st_size for p in site.rglob("*.html")}
+    biggest = max(sizes, key=sizes.get)
+    assert sizes[biggest] < 1 << 20, (biggest, sizes[biggest])
+    assert any(p.startswith("leaderboard/problems/") for p in sizes)
