@@ -92,9 +92,10 @@ def ada_losses(b, d, Tp, Tm, C1, C2) -> np.ndarray:
     smallest + ``SELECTION_SLACK`` (T+ + T-) and below the largest.  So the smallest and largest entries, and
     the candidates near the smallest, are those of :func:`ada_steps`, and the weak learners' choice
     (``csrepro.weak.splits.first_min``) is the same.  Only these candidates are solved: the kernel's
-    ``ada_losses`` (of :func:`csrepro._kernels.backend.current`) bounds every candidate first by the two
-    classes' terms each at its own minimum (two square roots), then the survivors at the closed-form step of
-    the mean cost (strong convexity), and gives the losses at alpha = 0 (L'(0) >= 0) in closed form.
+    ``ada_losses`` (of :func:`csrepro._kernels.backend.current`; its docstring states the bounds) gives the
+    losses at alpha = 0 (L'(0) >= 0) in closed form, bounds every other candidate without exponentials, tightens
+    the bounds of those near the best or the largest (a cosh bound, then one Newton step and strong convexity)
+    and solves the few it cannot rule out.
     """
     C1, C2 = check_costs(C1, C2)
     b = np.ascontiguousarray(b, dtype=np.float64)
