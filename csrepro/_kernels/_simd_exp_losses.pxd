@@ -1,0 +1,11 @@
+# The C of exp_losses.pyx (include/exp_losses_simd.h), under the names the kernel calls it by.
+
+cdef extern from "exp_losses_simd.h":
+    double csr_max "csrepro_max"(double a, double b) noexcept nogil
+    const bint CSR_PAIRS "CSREPRO_EXP_PAIRS"
+    void csr_moments_pair "csrepro_moments_pair"(const double* A0, const double* A1, const double* X0,
+                                                 const double* X1, const double* uniq, Py_ssize_t nu, double off0,
+                                                 double off1, double g0, double g1, double* s,
+                                                 double* t) noexcept nogil
+    void csr_log1p_pair "csrepro_log1p_pair"(const double* s, const double* t, double sc0, double sc1, double* d,
+                                             double* d2) noexcept nogil

@@ -1,0 +1,65 @@
+/* exp_losses_simd.h -- the C of the kernel csrepro/_kernels/exp_losses.pyx (from exp_losses.pyx.tp; declared
+   for Cython in _simd_exp_losses.pxd): a branch-free maximum, and, where the compiler targets SSE2, two samples
+   of the line search's per-sample moments and of the log1p outer's derivatives at once, one per SSE2 lane.  Per
+   lane the scalar loop's IEEE operations in its order: the same bits.  CSREPRO_EXP_PAIRS is 0 without SSE2 (the
+   kernel then runs its scalar loop alone and never calls the pair functions). */
+#ifndef CSREPRO_EXP_LOSSES_SIMD_H
+#define CSREPRO_EXP_LOSSES_SIMD_H
+
+#include <Python.h>  /* Py_ssize_t */
+
+static inline double csrepro_max(double a, double b) { return a > b ? a : b; }  /* one maxsd, no branch */
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define CSREPRO_EXP_PAIRS 1
+/* _grouped_moments (sign 1) of two samples, s of the first and t of the second, one lane each. */
+static inline void csrepro_moments_pair(const double* A0, const double* A1, const double* X0, const double* X1,
+                                        const double* uniq, Py_ssize_t nu, double off0, double off1, double g0,
+                                        double g1, double* s, double* t) {
+    const __m128d off = _mm_set_pd(off1, off0), g = _mm_set_pd(g1, g0);
+    __m128d m0 = _mm_setzero_pd(), m1 = m0, m2 = m0, m3 = m0, b, e;
+    Py_ssize_t u;
+    for (u = 0; u < nu; u++) {
+        b = _mm_mul_pd(g, _mm_sub_pd(_mm_set1_pd(uniq[u]), off));
+        e = _mm_mul_pd(_mm_set_pd(A1[u], A0[u]), _mm_set_pd(X1[u], X0[u]));
+        m0 = _mm_add_pd(m0, e);
+        e = _mm_mul_pd(e, b);
+        m1 = _mm_add_pd(m1, e);
+        e = _mm_mul_pd(e, b);
+        m2 = _mm_add_pd(m2, e);
+        m3 = _mm_add_pd(m3, _mm_mul_pd(e, b));
+    }
+    _mm_storel_pd(s, m0); _mm_storeh_pd(t, m0);
+    _mm_storel_pd(s + 1, m1); _mm_storeh_pd(t + 1, m1);
+    _mm_storel_pd(s + 2, m2); _mm_storeh_pd(t + 2, m2);
+    _mm_storel_pd(s + 3, m3); _mm_storeh_pd(t + 3, m3);
+}
+/* _derivatives_log1p of two samples (moments s, t; scales sc0, sc1) into d, d2, one lane each. */
+static inline void csrepro_log1p_pair(const double* s, const double* t, double sc0, double sc1, double* d,
+                                      double* d2) {
+    const __m128d inv = _mm_div_pd(_mm_set1_pd(1.0), _mm_add_pd(_mm_set_pd(t[0], s[0]), _mm_set_pd(sc1, sc0)));
+    const __m128d r1 = _mm_mul_pd(_mm_set_pd(t[1], s[1]), inv), r2 = _mm_mul_pd(_mm_set_pd(t[2], s[2]), inv);
+    const __m128d e1 = _mm_sub_pd(r2, _mm_mul_pd(r1, r1));
+    const __m128d e2 = _mm_add_pd(
+        _mm_sub_pd(_mm_mul_pd(_mm_set_pd(t[3], s[3]), inv), _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(3.0), r1), r2)),
+        _mm_mul_pd(_mm_mul_pd(_mm_mul_pd(_mm_set1_pd(2.0), r1), r1), r1));
+    _mm_storel_pd(d, r1); _mm_storeh_pd(d2, r1);
+    _mm_storel_pd(d + 1, e1); _mm_storeh_pd(d2 + 1, e1);
+    _mm_storel_pd(d + 2, e2); _mm_storeh_pd(d2 + 2, e2);
+}
+#else
+#define CSREPRO_EXP_PAIRS 0
+static inline void csrepro_moments_pair(const double* A0, const double* A1, const double* X0, const double* X1,
+                                        const double* uniq, Py_ssize_t nu, double off0, double off1, double g0,
+                                        double g1, double* s, double* t) {
+    (void)A0; (void)A1; (void)X0; (void)X1; (void)uniq; (void)nu; (void)off0; (void)off1; (void)g0;
+    (void)g1; (void)s; (void)t;
+}
+static inline void csrepro_log1p_pair(const double* s, const double* t, double sc0, double sc1, double* d,
+                                      double* d2) {
+    (void)s; (void)t; (void)sc0; (void)sc1; (void)d; (void)d2;
+}
+#endif
+
+#endif  /* CSREPRO_EXP_LOSSES_SIMD_H */
