@@ -505,10 +505,15 @@ def mcboost_rows():
 
 
 def main(only=None):
-    """Print every table and write them to results/BENCH.md; ``only="mcboost"``: print the first table alone,
-    writing nothing."""
+    """Print every table and write them to results/BENCH.md; ``only``: print that table alone, writing nothing
+    ("mcboost": CD-MCBoost on shuttle and pendigits; "binary": the binary boosting engine on ADULT)."""
     if only == "mcboost":
         mcboost_rows()
+        return
+    if only == "binary":
+        print("\n".join(BINARY_HEADER), flush=True)
+        for binary_row in binary_boosting_rows():
+            print(binary_row, flush=True)
         return
     lines = ["# Benchmark: CD-MCBoost iteration time", "",
              f"Machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
@@ -584,10 +589,4 @@ if __name__ == "__main__":
     parser.add_argument("--only", choices=["mcboost", "binary"], default=None,
                         help="print one table alone, without writing results/BENCH.md (mcboost: CD-MCBoost on "
                              "shuttle and pendigits; binary: the binary boosting engine on ADULT)")
-    only = parser.parse_args().only
-    if only == "binary":
-        print("\n".join(BINARY_HEADER), flush=True)
-        for binary_row in binary_boosting_rows():
-            print(binary_row, flush=True)
-    else:
-        main(only)
+    main(parser.parse_args().only)
