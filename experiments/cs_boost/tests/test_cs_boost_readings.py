@@ -33,6 +33,15 @@ def test_moved_cells_by_hand():
     assert mod.moved_cells(alt, base)["row"].tolist() == ["d"]
 
 
+def test_moved_cells_must_move_towards_the_published_cell_from_the_owners_side():
+    """Published 100, tolerance 10: a run at 95 from a 10-fold baseline at 80 moves up; it counts when the
+    leave-one-out owner is below 100 (row a, 85), not when it is above (row b, 120: moving up widens its gap)."""
+    alt = pd.DataFrame({"table": ["T"] * 2, "row": ["a", "b"], "column": ["m"] * 2, "published": [100.0] * 2,
+                        "reproduced": [95.0] * 2, "reproduced_se": [5.0] * 2, "tenfold": [80.0] * 2,
+                        "loo": [85.0, 120.0]})
+    assert _module().moved_cells(alt)["row"].tolist() == ["a"]
+
+
 def test_protocol_unstated_cells_are_moved_by_the_stored_run():
     """Each protocol_unstated row names its run (and, second, its baseline run) among its evidence; the rule
     of moved_cells holds for that cell on the stored files."""
