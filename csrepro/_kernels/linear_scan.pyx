@@ -5,10 +5,13 @@ For boosting weights w (the directional-derivative weights of eq. 27), every fea
 weighted least-squares fit (Friedman et al. 2000) of the targets t_i = -sign(w_i) with sample
 weights |w_i|.  For that fit the directional derivative (27) is sum_i w_i g(x_i) =
 -(cov_j^2 / var_j + T^2 / U), so the feature minimising (30) maximises cov_j^2 / var_j.
+The per-feature sums are the C of include/linear_scan_simd.h (in registers, a block of features at a time).
 """
 
 from libc.math cimport fabs
 import numpy as np
+
+from csrepro._kernels._simd_linear_scan cimport csr_wls_sums
 
 # relative variance below which a feature is treated as constant
 cdef double CONST_TOL = 1e-12
@@ -23,19 +26,17 @@ def wls_scan(const double[:, ::1] X, const double[::1] w):
     """
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i, j, best = -1
     cdef double[::1] ux = np.zeros(d), uxx = np.zeros(d), wx = np.zeros(d)
-    cdef double U = 0.0, T = 0.0, u, wi, x, var, cov, gain, best_gain = -1.0
+    cdef double U = 0.0, T = 0.0, wi, var, cov, gain, best_gain = -1.0
     cdef double a = 0.0, b = 0.0
+    if w.shape[0] != n:
+        raise ValueError(f"w has {w.shape[0]} weights for {n} samples; give one weight per sample")
     with nogil:
         for i in range(n):
             wi = w[i]
-            u = fabs(wi)
-            U += u
+            U += fabs(wi)
             T -= wi
-            for j in range(d):
-                x = X[i, j]
-                ux[j] += u * x
-                uxx[j] += u * x * x
-                wx[j] += wi * x
+        if n > 0 and d > 0:
+            csr_wls_sums(&X[0, 0], n, d, &w[0], &ux[0], &uxx[0], &wx[0])
         if U > 0.0:
             for j in range(d):
                 var = uxx[j] - ux[j] * ux[j] / U

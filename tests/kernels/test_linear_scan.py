@@ -33,3 +33,22 @@ def test_scan_all_zero_weights():
     X = np.ones((5, 2))
     assert linear_scan.wls_scan(X, np.zeros(5))[0] == -1
     assert linear_scan_ref.wls_scan(X, np.zeros(5))[0] == -1
+
+
+@pytest.mark.parametrize("d", range(1, 20))
+def test_scan_every_feature_block(d):
+    """Every split of the features into register blocks (8 at a time, the last 1 to 9 together) sums each one."""
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(97, d)) * rng.uniform(0.1, 10, d) + rng.normal(size=d)
+    w = rng.normal(size=97)
+    for j in range(d):  # make each feature in turn the best one
+        Xj = X.copy()
+        Xj[:, j] = -w + 0.01 * X[:, j]
+        got, ref = linear_scan.wls_scan(Xj, w), linear_scan_ref.wls_scan(Xj, w)
+        assert got[0] == ref[0] == j
+        np.testing.assert_allclose(got[1:], ref[1:], rtol=1e-9)
+
+
+def test_scan_refuses_mismatched_weights():
+    with pytest.raises(ValueError, match="one weight per sample"):
+        linear_scan.wls_scan(np.ones((5, 2)), np.ones(4))
