@@ -85,9 +85,10 @@ def test_stop_is_within_tolerance_on_exponential_sums(terms, slope, tol):
     assert abs(a - root) <= tol * (1.0 + abs(a))
 
 
-@pytest.mark.xfail(strict=True, reason="known bug, found 28 Nov 2026 (that day's closing note): at alpha = 0 Halley's denominator "
-                   "2 d2^2 - d1 d3 is near 0, its step lands at -851 where d1 = -1e108, and the Newton-type steps then "
-                   "crawl back 6.8 at a time until max_iter (100) ends at -175.3; the minimiser is -7.897")
+@pytest.mark.xfail(strict=True, reason="known bug, found 28 Nov 2026 (that day's closing note): at alpha = 0 "
+                   "Halley's denominator 2 d2^2 - d1 d3 is near 0, its step lands at -851 where d1 = -1e108, and the "
+                   "Newton-type steps then crawl back 6.8 at a time until max_iter (100) ends at -175.3; the "
+                   "minimiser is -7.897")
 def test_halley_overshoot_is_recovered():
     """A counterexample hypothesis found to the test above: the search must still return the minimiser."""
     d = _exponential_sum([(8.0, 0.0390625), (10.0, 0.046875), (1.875, -0.29296875), (4.15625, 1.0625)], 5.0)
