@@ -161,7 +161,8 @@ def moved_cells(alt: pd.DataFrame, base: pd.DataFrame | None = None) -> pd.DataF
     gap; and (added after the first run, which put two cells within tolerance that moved 11-13 % of the way)
     it closes at least :data:`MIN_SHARE` of it; and (added on 28 Nov 2026, after a reading closed a 10-fold gap
     below a published cell whose leave-one-out owner lies above it) it moves the value towards the published
-    cell from the owner's side too, i.e. in the direction of published - ``loo`` where the row has ``loo``.  The
+    cell from the owner's side too, i.e. in the direction of published - ``loo`` where the frame has ``loo`` (a
+    row whose ``loo`` is missing is then not moved).  The
     baseline is ``base``'s reproduced value (a run of this script under our reading, same outer folds) where
     given, else the committed 10-fold pass (``tenfold``)."""
     out = alt.copy()
@@ -177,6 +178,13 @@ def moved_cells(alt: pd.DataFrame, base: pd.DataFrame | None = None) -> pd.DataF
                   if "loo" in out else True)
     return out[~base_in & (run_in | (share >= LARGE_SHARE)) & (share >= MIN_SHARE) & owner_side].assign(
         share_closed=share)
+
+
+def parse_setting(text: str) -> tuple[str, str, object] | None:
+    """``COLUMN.PARAM=VALUE`` as (column, param, VALUE read as YAML); None when it is not of that form."""
+    key, eq, value = text.partition("=")
+    column, dot, param = key.partition(".")
+    return (column, param, yaml.safe_load(value)) if eq and dot and column and param else None
 
 
 def main():
@@ -195,8 +203,8 @@ def main():
     ns = parser.parse_args()
     name, table, rate_table = SETUP[ns.weak]
     exp = yaml.safe_load((CONF / f"{name}.yaml").read_text())
-    settings = [(*s.partition("=")[0].split(".", 1), yaml.safe_load(s.partition("=")[2])) for s in ns.settings]
-    if bad := [s for s, parsed in zip(ns.settings, settings) if len(parsed) != 3 or "=" not in s]:
+    settings = [parse_setting(s) for s in ns.settings]
+    if bad := [s for s, parsed in zip(ns.settings, settings) if parsed is None]:
         parser.error(f"--set {bad}: give COLUMN.PARAM=VALUE, e.g. cs_ada.class_balanced=false")
     for option, chosen, known in (("--datasets", ns.datasets, exp["datasets"]),
                                   ("--methods", ns.methods, list(exp["methods"])),
@@ -209,8 +217,7 @@ def main():
     if ns.base and not (ns.methods and base_path.is_file()):
         parser.error(f"--base {ns.base} needs --methods (those rerun) and the stored run {base_path} "
                      f"(run it first with --tag {ns.base})")
-    for column in ns.near_one_grid:
-        exp["methods"][column]["param_grid"] = exp["methods"]["csb2"]["param_grid"]
+    settings += [(column, "param_grid", exp["methods"]["csb2"]["param_grid"]) for column in ns.near_one_grid]
     for column, param, value in settings:
         exp["methods"][column][param] = value
     exp_run = {**exp, "methods": {c: e for c, e in exp["methods"].items() if not ns.methods or c in ns.methods}}

@@ -93,6 +93,6 @@ def test_halley_overshoot_is_recovered():
     """A counterexample hypothesis found to the test above: the search must still return the minimiser."""
     d = _exponential_sum([(8.0, 0.0390625), (10.0, 0.046875), (1.875, -0.29296875), (4.15625, 1.0625)], 5.0)
     root, _ = newton_line_search(lambda x: d(x)[:2], tol=1e-14)
-    assert root == pytest.approx(-7.897253023624809, abs=1e-9)
+    assert abs(d(root)[0]) < 1e-9 and -8.0 < root < -7.8  # the minimiser: f' vanishes there
     a, _ = newton_line_search(d, tol=1e-4)
     assert abs(a - root) <= 1e-4 * (1.0 + abs(a))

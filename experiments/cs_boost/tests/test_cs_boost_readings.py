@@ -56,3 +56,12 @@ def test_protocol_unstated_cells_are_moved_by_the_stored_run():
         moved = mod.moved_cells(alt, base)
         hit = (moved["table"] == r["table"]) & (moved["row"] == r["row"]) & (moved["column"] == r["column"])
         assert hit.sum() == 1, r.tolist()
+
+
+def test_parse_setting():
+    """--set's COLUMN.PARAM=VALUE, the value read as YAML; anything else is refused (None)."""
+    parse = _module().parse_setting
+    assert parse("cs_ada.class_balanced=false") == ("cs_ada", "class_balanced", False)
+    assert parse("cs_ada.param_grid={C1: [1, 2.5]}") == ("cs_ada", "param_grid", {"C1": [1, 2.5]})
+    assert parse("rforest.max_leaf_nodes=null") == ("rforest", "max_leaf_nodes", None)
+    assert [parse(t) for t in ("cs_ada", "cs_ada=1", ".x=1", "cs_ada.=1")] == [None] * 4
