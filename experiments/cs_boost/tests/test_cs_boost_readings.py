@@ -65,3 +65,17 @@ def test_parse_setting():
     assert parse("cs_ada.param_grid={C1: [1, 2.5]}") == ("cs_ada", "param_grid", {"C1": [1, 2.5]})
     assert parse("rforest.max_leaf_nodes=null") == ("rforest", "max_leaf_nodes", None)
     assert [parse(t) for t in ("cs_ada", "cs_ada=1", ".x=1", "cs_ada.=1")] == [None] * 4
+
+
+def test_protocol_unstated_details_quote_their_stored_run():
+    """The numbers a protocol_unstated row's detail gives (the reading's value, its SE, the published cell) are
+    those of the stored run its evidence names first, not typed in."""
+    ledger = pd.read_csv(HERE / "deviations.csv", dtype=str, keep_default_na=False)
+    rows = ledger[ledger["cause"] == "protocol_unstated"]
+    assert len(rows)
+    for _, r in rows.iterrows():
+        run = next(ref for ref in r["evidence"].split(" + ") if ref.startswith("results/alt/cs_boost_readings/"))
+        alt = pd.read_csv(ROOT / run, dtype={"row": str, "column": str})
+        cell = alt[(alt["table"] == r["table"]) & (alt["row"] == r["row"]) & (alt["column"] == r["column"])].iloc[0]
+        quoted = f"{cell['reproduced']:.2f} (SE {cell['reproduced_se']:.2f}) vs published {cell['published']:g}"
+        assert quoted in r["detail"], (r.tolist(), quoted)
