@@ -512,3 +512,28 @@ def best_score(const double[::1] scores, double rtol):
                     first = i
                     break
     return first, (NAN if nan else every)
+
+
+def tree_leaves(const double[:, :] X, const Py_ssize_t[:] feature, const double[:] threshold,
+                const Py_ssize_t[:] left, const Py_ssize_t[:] right, const Py_ssize_t[:] leaf, Py_ssize_t[::1] out):
+    """Fill ``out`` (n,) with the leaf of each row of ``X`` (n, d), any strides (node arrays too): from node 0, a node
+    v with ``feature[v] >= 0`` sends the row to ``left[v]`` when ``X[i, feature[v]] <= threshold[v]`` (NaN: right),
+    else to ``right[v]``; at a node with ``feature[v] < 0`` the row gets ``leaf[v]``.  Children must have larger ids
+    than their parents (checked), so every walk ends.  Returns ``out``."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], V = feature.shape[0], i, v
+    if threshold.shape[0] != V or left.shape[0] != V or right.shape[0] != V or leaf.shape[0] != V or out.shape[0] != n:
+        raise ValueError(f"shape mismatch: X {n}x{d}, {V} nodes (threshold {threshold.shape[0]}, left "
+                         f"{left.shape[0]}, right {right.shape[0]}, leaf {leaf.shape[0]}), out {out.shape[0]}")
+    if V == 0:
+        raise ValueError("a tree has at least one node")
+    for v in range(V):
+        if feature[v] >= d or (feature[v] >= 0 and not (v < left[v] < V and v < right[v] < V)):
+            raise ValueError(f"node {v}: feature {feature[v]} (X has {d}) or children {left[v]}, {right[v]} "
+                             f"out of range (they must follow it, below {V})")
+    with nogil:
+        for i in range(n):
+            v = 0
+            while feature[v] >= 0:
+                v = left[v] if X[i, feature[v]] <= threshold[v] else right[v]
+            out[i] = leaf[v]
+    return np.asarray(out)

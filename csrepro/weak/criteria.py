@@ -50,8 +50,11 @@ class Cells:
 
 def class_channels(w: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Channels (w_i 1[y_i = +1], w_i 1[y_i = -1]), shape (n, 2), for labels y in {-1, +1}."""
-    pos = y > 0
-    return np.ascontiguousarray(np.column_stack([np.where(pos, w, 0.0), np.where(pos, 0.0, w)]))
+    pos = np.asarray(y) > 0
+    out = np.zeros((len(pos), 2))
+    np.copyto(out[:, 0], w, where=pos)
+    np.copyto(out[:, 1], w, where=~pos)
+    return out
 
 
 def wls_channels(w: np.ndarray, z: np.ndarray) -> np.ndarray:

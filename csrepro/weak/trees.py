@@ -39,7 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from csrepro.weak.binning import BinnedData
+from csrepro._kernels import backend
+from csrepro.weak.binning import KERNELS, BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
 from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_scores, first_min, scan_node
 
@@ -63,25 +64,11 @@ class Tree:
     score: float
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Leaf (cell) index of each row of X.
-
-        Up to 8 splits (e.g. four leaves): each split's test x_j <= t is one bit of a byte per row, and a table of
-        the 2^S bit patterns (each walked down the tree) gives the leaf: passes over byte arrays, not over node ids
-        of every row per split; more splits: the rows move down node by node."""
-        split = np.flatnonzero(self.feature >= 0)  # parents have lower ids than their children
-        if len(split) > 8:
-            node = np.zeros(len(X), dtype=np.intp)
-            for v in split:
-                left = X[:, self.feature[v]] <= self.threshold[v]
-                node = np.where(node == v, np.where(left, self.left[v], self.right[v]), node)
-            return self.leaf[node]
-        pattern = np.zeros(len(X), dtype=np.uint8)
-        walk = np.zeros(2 ** len(split), dtype=np.intp)  # the node each bit pattern reaches
-        every = np.arange(len(walk))
-        for s, v in enumerate(split):
-            pattern += (X[:, self.feature[v]] <= self.threshold[v]).view(np.uint8) << np.uint8(s)
-            walk = np.where(walk == v, np.where((every >> s) & 1 == 1, self.left[v], self.right[v]), walk)
-        return self.leaf[walk][pattern]
+        """Leaf (cell) index of each row of X (each row walks down from the root: ``tree_leaves`` of the backend's
+        histogram kernels)."""
+        X = np.asarray(X, dtype=np.float64)
+        return KERNELS[backend.current()].tree_leaves(X, self.feature, self.threshold, self.left, self.right,
+                                                      self.leaf, np.empty(len(X), dtype=np.intp))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """h(x) for each row of X: shape (n,), or (n, K) for K-vector leaves."""

@@ -348,3 +348,46 @@ def test_best_score_equals_reference(seed, n, rtol):
     if n and np.isfinite(s).any():
         low, top = s[np.isfinite(s)].min(), np.abs(s[np.isfinite(s)]).max()
         assert s[got[0]] <= low + rtol * top and not np.any(s[:got[0]] <= low + rtol * top)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.integers(0, 7), st.booleans())
+def test_tree_leaves_equals_reference(seed, n, n_splits, fortran):
+    """tree_leaves walks each row down a random best-first tree (ties x == threshold and NaN included) as the
+    reference does, on C- and Fortran-ordered X and strided node arrays."""
+    rng = np.random.default_rng(seed)
+    d = 3
+    X = rng.integers(0, 4, (n, d)).astype(float)
+    X[rng.random((n, d)) < 0.1] = np.nan
+    X = np.asfortranarray(X) if fortran else X
+    feature, threshold, children, leaves = [-1], [np.nan], [[-1, -1]], [0]
+    for _ in range(n_splits):  # split a random leaf: its children get the next ids
+        v = leaves.pop(rng.integers(len(leaves)))
+        feature[v], threshold[v], children[v] = int(rng.integers(d)), float(rng.integers(0, 4)), [len(feature),
+                                                                                                   len(feature) + 1]
+        leaves += [len(feature), len(feature) + 1]
+        feature += [-1, -1]
+        threshold += [np.nan, np.nan]
+        children += [[-1, -1], [-1, -1]]
+    leaf = np.full(len(feature), -1, dtype=np.intp)
+    leaf[leaves] = rng.permutation(len(leaves))
+    children = np.array(children, dtype=np.intp)
+    args = (np.array(feature, dtype=np.intp), np.array(threshold), children[:, 0], children[:, 1], leaf)
+    got = histogram.tree_leaves(X, *args, np.full(n, -7, dtype=np.intp))
+    np.testing.assert_array_equal(got, histogram_ref.tree_leaves(X, *args, np.empty(n, dtype=np.intp)))
+    for i in range(n):  # by hand
+        v = 0
+        while feature[v] >= 0:
+            v = children[v, 0] if X[i, feature[v]] <= threshold[v] else children[v, 1]
+        assert got[i] == leaf[v]
+
+
+def test_tree_leaves_refuses_bad_trees():
+    """A feature beyond X's columns, or a child id not after its parent (a cycle), is an error."""
+    X, out = np.zeros((3, 2)), np.empty(3, dtype=np.intp)
+    leaf = np.array([-1, 0, 1], dtype=np.intp)
+    for feature, left, right in (([2, -1, -1], [1, -1, -1], [2, -1, -1]), ([0, -1, -1], [0, -1, -1], [2, -1, -1]),
+                                 ([0, -1, -1], [1, -1, -1], [3, -1, -1])):
+        with pytest.raises(ValueError):
+            histogram.tree_leaves(X, np.array(feature, dtype=np.intp), np.zeros(3), np.array(left, dtype=np.intp),
+                                  np.array(right, dtype=np.intp), leaf, out)
