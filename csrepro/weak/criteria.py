@@ -51,9 +51,9 @@ class Cells:
 def class_channels(w: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Channels (w_i 1[y_i = +1], w_i 1[y_i = -1]), shape (n, 2), for labels y in {-1, +1}."""
     pos = np.asarray(y) > 0
-    out = np.zeros((len(pos), 2))
-    np.copyto(out[:, 0], w, where=pos)
-    np.copyto(out[:, 1], w, where=~pos)
+    out = np.empty((len(pos), 2))
+    np.multiply(w, pos, out=out[:, 0])  # w * 1.0 = w, w * 0.0 = 0.0 for the finite, non-negative weights
+    np.multiply(w, ~pos, out=out[:, 1])
     return out
 
 

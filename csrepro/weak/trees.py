@@ -84,6 +84,18 @@ def _column(data: BinnedData, j: int) -> np.ndarray:
     return data.cache["codes_t"][j]
 
 
+def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
+    """The root's histogram of ``channels`` with a sample-count channel last: the channels' pass (the bits of the
+    pass over the counted channels, channel by channel) beside the bins' row counts (exact, summed once per data)."""
+    if "bin_counts" not in data.cache:
+        data.cache["bin_counts"] = data.histogram(np.ones((data.n_samples, 1)))[:, 0]
+    k = np.shape(channels)[1]
+    H = np.empty((data.mapper.total_bins, k + 1))
+    H[:, :k] = data.histogram(channels)
+    H[:, k] = data.cache["bin_counts"]
+    return H
+
+
 class _Leaf:
     """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
     may still be split, its rows (None: all), histogram ``H`` and candidate ``scan``."""
@@ -122,7 +134,7 @@ class TreeLearner:
         counted[:, :-1] = channels
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
-        leaves = [_Leaf(0, None, None, data.histogram(counted), data)]
+        leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]
         while len(leaves) < self.max_leaves:
             scores, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
             picks = [data.kernel.best_score(np.ascontiguousarray(s, dtype=np.float64), FIRST_RTOL) for s in scores]
