@@ -105,3 +105,12 @@ def tree_leaves(X, feature, threshold, left, right, leaf, out):
         node[here] = np.where(X[here, feature[v]] <= threshold[v], left[v], right[v])
     out[:] = np.asarray(leaf)[node]
     return out
+
+
+def partition_rows(column, rows, threshold_bin, out):
+    """``out``: the rows with ``column[row] <= threshold_bin``, then the others, each in the order of ``rows`` (None:
+    all); returns how many go left."""
+    rows = np.arange(len(column)) if rows is None else np.asarray(rows, dtype=np.intp)
+    left = column[rows] <= threshold_bin
+    out[:] = np.concatenate([rows[left], rows[~left]])
+    return int(left.sum())

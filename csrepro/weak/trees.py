@@ -198,13 +198,9 @@ class TreeLearner:
         depth = leaf.depth + 1
         if last:  # no further split: the children need only their sums
             return [_Leaf(ids[s], totals[s], depth=depth) for s in (0, 1)]
-        column = _column(data, j)
-        if leaf.rows is None:
-            go_left = column <= bin_
-            kids = [np.flatnonzero(go_left), np.flatnonzero(~go_left)]
-        else:
-            go_left = column[leaf.rows] <= bin_
-            kids = [leaf.rows[go_left], leaf.rows[~go_left]]
+        rows = np.empty(data.n_samples if leaf.rows is None else len(leaf.rows), dtype=np.intp)
+        n_left = data.kernel.partition_rows(_column(data, j), leaf.rows, bin_, rows)
+        kids = [rows[:n_left], rows[n_left:]]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(counted, kids[small])
         H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]

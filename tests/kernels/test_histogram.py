@@ -391,3 +391,24 @@ def test_tree_leaves_refuses_bad_trees():
         with pytest.raises(ValueError):
             histogram.tree_leaves(X, np.array(feature, dtype=np.intp), np.zeros(3), np.array(left, dtype=np.intp),
                                   np.array(right, dtype=np.intp), leaf, out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.sampled_from([np.uint8, np.uint16, np.int32]),
+       st.booleans())
+def test_partition_rows_equals_reference(seed, n, dtype, subset):
+    """partition_rows puts a node's rows with code <= b first, then the others, each in the given order."""
+    rng = np.random.default_rng(seed)
+    column = rng.integers(0, 6, n).astype(dtype)
+    rows = rng.choice(n, rng.integers(0, n + 1), replace=False) if subset and n else None
+    b = int(rng.integers(-1, 7))
+    got = np.full(n if rows is None else len(rows), -1, dtype=np.intp)
+    n_left = histogram.partition_rows(column, rows, b, got)
+    ref = np.empty(len(got), dtype=np.intp)
+    assert n_left == histogram_ref.partition_rows(column, rows, b, ref)
+    np.testing.assert_array_equal(got, ref)
+    order = np.arange(n) if rows is None else rows
+    np.testing.assert_array_equal(got[:n_left], order[column[order] <= b])
+    np.testing.assert_array_equal(got[n_left:], order[column[order] > b])
+    with pytest.raises(ValueError):
+        histogram.partition_rows(column, np.array([n]), b, np.empty(1, dtype=np.intp))
