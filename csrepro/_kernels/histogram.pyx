@@ -521,8 +521,10 @@ def tree_leaves(const double[:, :] X, const Py_ssize_t[:] feature, const double[
     else to ``right[v]``; at a node with ``feature[v] < 0`` the row gets ``leaf[v]``.  Children must have larger ids
     than their parents (checked), so every walk ends.  Returns ``out``.
 
-    Without branches on the data: every row takes as many steps as the tree is deep, a leaf stepping to itself."""
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], V = feature.shape[0], i, v, s, depth = 0
+    Up to 8 split nodes (e.g. four leaves): each split's test is one bit of a row's pattern, and a table of the
+    2^S patterns (each walked down the tree once) gives the leaf: per row S independent tests, no walk.  More
+    splits: each row walks down, a leaf stepping to itself for as many steps as the tree is deep."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], V = feature.shape[0], i, v, s, p, depth = 0, S = 0
     if threshold.shape[0] != V or left.shape[0] != V or right.shape[0] != V or leaf.shape[0] != V or out.shape[0] != n:
         raise ValueError(f"shape mismatch: X {n}x{d}, {V} nodes (threshold {threshold.shape[0]}, left "
                          f"{left.shape[0]}, right {right.shape[0]}, leaf {leaf.shape[0]}), out {out.shape[0]}")
@@ -532,25 +534,45 @@ def tree_leaves(const double[:, :] X, const Py_ssize_t[:] feature, const double[
         if feature[v] >= d or (feature[v] >= 0 and not (v < left[v] < V and v < right[v] < V)):
             raise ValueError(f"node {v}: feature {feature[v]} (X has {d}) or children {left[v]}, {right[v]} "
                              f"out of range (they must follow it, below {V})")
+        S += feature[v] >= 0
     cdef Py_ssize_t[:, ::1] step = np.empty((V, 3), dtype=np.intp)  # per node: column, left, right - left
-    cdef Py_ssize_t[::1] level = np.zeros(V, dtype=np.intp)
+    cdef Py_ssize_t[::1] level = np.zeros(V, dtype=np.intp), bit = np.zeros(V, dtype=np.intp)
     cdef double[::1] at = np.empty(V)
+    cdef Py_ssize_t cols[8]
+    cdef double tops[8]
+    cdef Py_ssize_t[::1] table = np.empty(1 << min(S, 8), dtype=np.intp)
+    S = 0
     for v in range(V):
         if feature[v] >= 0:
             step[v, 0], step[v, 1], step[v, 2], at[v] = feature[v], left[v], right[v] - left[v], threshold[v]
             level[left[v]] = level[right[v]] = level[v] + 1
             depth = max(depth, level[v] + 1)
+            if S < 8:
+                cols[S], tops[S], bit[v] = feature[v], threshold[v], S
+            S += 1
         else:  # a leaf: column 0 (any), and both children itself
             step[v, 0], step[v, 1], step[v, 2], at[v] = 0, v, 0, 0.0
     if d == 0:  # no column to read: the root is the only node a row reaches (checked: it is not split)
         out[:] = leaf[0]
         return np.asarray(out)
     with nogil:
-        for i in range(n):
-            v = 0
-            for s in range(depth):
-                v = step[v, 1] + step[v, 2] * (not (X[i, step[v, 0]] <= at[v]))
-            out[i] = leaf[v]
+        if S <= 8:
+            for p in range(table.shape[0]):  # bit s of p set: the test of split s holds (go left)
+                v = 0
+                for s in range(depth):
+                    v = step[v, 1] + step[v, 2] * ((p >> bit[v]) & 1 == 0)
+                table[p] = leaf[v]
+            for i in range(n):
+                p = 0
+                for s in range(S):
+                    p |= (X[i, cols[s]] <= tops[s]) << s
+                out[i] = table[p]
+        else:
+            for i in range(n):
+                v = 0
+                for s in range(depth):
+                    v = step[v, 1] + step[v, 2] * (not (X[i, step[v, 0]] <= at[v]))
+                out[i] = leaf[v]
     return np.asarray(out)
 
 

@@ -130,8 +130,9 @@ class TreeLearner:
             raise TypeError("trees fit Discrete or Cells criteria; SignRegression is the line learner's")
         if len(data.candidates[0]) == 0:
             return None
-        counted = np.ones((len(channels), np.shape(channels)[1] + 1))  # last channel: sample counts
+        counted = np.empty((len(channels), np.shape(channels)[1] + 1))  # last channel: sample counts
         counted[:, :-1] = channels
+        counted[:, -1] = 1.0
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
         leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]

@@ -351,10 +351,11 @@ def test_best_score_equals_reference(seed, n, rtol):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.integers(0, 7), st.booleans())
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.integers(0, 11), st.booleans())
 def test_tree_leaves_equals_reference(seed, n, n_splits, fortran):
-    """tree_leaves walks each row down a random best-first tree (ties x == threshold and NaN included) as the
-    reference does, on C- and Fortran-ordered X and strided node arrays."""
+    """tree_leaves (bit patterns up to 8 splits, walks beyond) maps each row of a random best-first tree (ties
+    x == threshold and NaN included) to the leaf the reference does, on C- and Fortran-ordered X and strided node
+    arrays."""
     rng = np.random.default_rng(seed)
     d = 3
     X = rng.integers(0, 4, (n, d)).astype(float)
