@@ -21,7 +21,8 @@ from csrepro.weak.criteria import Discrete
 class NodeScan:
     """Candidates of one node, in the order of ``BinnedData.candidates``.
 
-    ``L``, ``R``: (C, k) channel sums left / right (each column ``L[:, c]`` contiguous); ``valid``: (C,) both sides hold node samples; ``total``: (k,) the node's sums;
+    ``L``, ``R``: (C, k) channel sums left / right (each column ``L[:, c]`` contiguous, rows not: views of the
+    kernel's output); ``valid``: (C,) both sides hold node samples; ``total``: (k,) the node's sums;
     ``index``: None when the C candidates are all of ``BinnedData.candidates``, else the position there
     of each (a node's distinct splits, :func:`scan_node`).
     """
