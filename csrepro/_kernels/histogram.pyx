@@ -512,3 +512,99 @@ def best_score(const double[::1] scores, double rtol):
                     first = i
                     break
     return first, (NAN if nan else every)
+
+
+def tree_leaves(const double[:, :] X, const Py_ssize_t[:] feature, const double[:] threshold,
+                const Py_ssize_t[:] left, const Py_ssize_t[:] right, const Py_ssize_t[:] leaf, Py_ssize_t[::1] out):
+    """Fill ``out`` (n,) with the leaf of each row of ``X`` (n, d), any strides (node arrays too): from node 0, a node
+    v with ``feature[v] >= 0`` sends the row to ``left[v]`` when ``X[i, feature[v]] <= threshold[v]`` (NaN: right),
+    else to ``right[v]``; at a node with ``feature[v] < 0`` the row gets ``leaf[v]``.  Children must have larger ids
+    than their parents (checked), so every walk ends.  Returns ``out``.
+
+    Up to 8 split nodes (e.g. four leaves): each split's test is one bit of a row's pattern, and a table of the
+    2^S patterns (each walked down the tree once) gives the leaf: per row S independent tests, no walk.  More
+    splits: each row walks down, a leaf stepping to itself for as many steps as the tree is deep."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], V = feature.shape[0], i, v, s, p, depth = 0, S = 0
+    if threshold.shape[0] != V or left.shape[0] != V or right.shape[0] != V or leaf.shape[0] != V or out.shape[0] != n:
+        raise ValueError(f"shape mismatch: X {n}x{d}, {V} nodes (threshold {threshold.shape[0]}, left "
+                         f"{left.shape[0]}, right {right.shape[0]}, leaf {leaf.shape[0]}), out {out.shape[0]}")
+    if V == 0:
+        raise ValueError("a tree has at least one node")
+    for v in range(V):
+        if feature[v] >= d or (feature[v] >= 0 and not (v < left[v] < V and v < right[v] < V)):
+            raise ValueError(f"node {v}: feature {feature[v]} (X has {d}) or children {left[v]}, {right[v]} "
+                             f"out of range (they must follow it, below {V})")
+        S += feature[v] >= 0
+    cdef Py_ssize_t[:, ::1] step = np.empty((V, 3), dtype=np.intp)  # per node: column, left, right - left
+    cdef Py_ssize_t[::1] level = np.zeros(V, dtype=np.intp), bit = np.zeros(V, dtype=np.intp)
+    cdef double[::1] at = np.empty(V)
+    cdef Py_ssize_t cols[8]
+    cdef double tops[8]
+    cdef Py_ssize_t[::1] table = np.empty(1 << min(S, 8), dtype=np.intp)
+    S = 0
+    for v in range(V):
+        if feature[v] >= 0:
+            step[v, 0], step[v, 1], step[v, 2], at[v] = feature[v], left[v], right[v] - left[v], threshold[v]
+            level[left[v]] = level[right[v]] = level[v] + 1
+            depth = max(depth, level[v] + 1)
+            if S < 8:
+                cols[S], tops[S], bit[v] = feature[v], threshold[v], S
+            S += 1
+        else:  # a leaf: column 0 (any), and both children itself
+            step[v, 0], step[v, 1], step[v, 2], at[v] = 0, v, 0, 0.0
+    if d == 0:  # no column to read: the root is the only node a row reaches (checked: it is not split)
+        out[:] = leaf[0]
+        return np.asarray(out)
+    with nogil:
+        if S <= 8:
+            for p in range(table.shape[0]):  # bit s of p set: the test of split s holds (go left)
+                v = 0
+                for s in range(depth):
+                    v = step[v, 1] + step[v, 2] * ((p >> bit[v]) & 1 == 0)
+                table[p] = leaf[v]
+            for i in range(n):
+                p = 0
+                for s in range(S):
+                    p |= (X[i, cols[s]] <= tops[s]) << s
+                out[i] = table[p]
+        else:
+            for i in range(n):
+                v = 0
+                for s in range(depth):
+                    v = step[v, 1] + step[v, 2] * (not (X[i, step[v, 0]] <= at[v]))
+                out[i] = leaf[v]
+    return np.asarray(out)
+
+
+ctypedef fused column_t:  # one feature's codes: those of codes_t, or int32 (beyond 65,536 bins)
+    code8
+    code16
+    int
+
+
+def partition_rows(const column_t[::1] column, rows, Py_ssize_t threshold_bin, Py_ssize_t[::1] out):
+    """Split the rows ``rows`` (increasing or not; None: 0..n-1, n = len(column)) by ``column[i] <= threshold_bin``:
+    ``out`` (as many as rows) gets those rows first, then the others, each part in the order of ``rows``.  Returns
+    the number that go left.  One pass, the rows' codes read in order (a tree node's split)."""
+    cdef Py_ssize_t n = column.shape[0], m, t, i, nl = 0, nr
+    cdef bint every = rows is None
+    cdef const Py_ssize_t[::1] r = np.ascontiguousarray(np.empty(0) if every else rows, dtype=np.intp)
+    m = n if every else r.shape[0]
+    if out.shape[0] != m:
+        raise ValueError(f"shape mismatch: {m} rows, out {out.shape[0]}")
+    if not every and m and (np.min(r) < 0 or np.max(r) >= n):
+        raise ValueError(f"rows must lie in 0..{n - 1}")
+    with nogil:
+        for t in range(m):  # left rows to the front; right rows, as they come, to the back (reversed below)
+            i = t if every else r[t]
+            if column[i] <= threshold_bin:
+                out[nl] = i
+                nl += 1
+            else:
+                out[m - 1 - (t - nl)] = i
+        nr = m - nl
+        for t in range(nr // 2):
+            i = out[nl + t]
+            out[nl + t] = out[m - 1 - t]
+            out[m - 1 - t] = i
+    return nl

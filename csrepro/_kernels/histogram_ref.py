@@ -95,3 +95,22 @@ def best_score(scores, rtol):
         return 0, float(scores.min())
     low = finite.min()
     return int(np.argmax(scores <= low + rtol * np.abs(finite).max())), float(scores.min())
+
+
+def tree_leaves(X, feature, threshold, left, right, leaf, out):
+    """``out[i]``: the leaf reached by row i of X from node 0 (x_feature <= threshold: left; NaN: right)."""
+    node = np.zeros(len(X), dtype=np.intp)
+    for v in np.flatnonzero(np.asarray(feature) >= 0):  # parents have lower ids than their children
+        here = node == v
+        node[here] = np.where(X[here, feature[v]] <= threshold[v], left[v], right[v])
+    out[:] = np.asarray(leaf)[node]
+    return out
+
+
+def partition_rows(column, rows, threshold_bin, out):
+    """``out``: the rows with ``column[row] <= threshold_bin``, then the others, each in the order of ``rows`` (None:
+    all); returns how many go left."""
+    rows = np.arange(len(column)) if rows is None else np.asarray(rows, dtype=np.intp)
+    left = column[rows] <= threshold_bin
+    out[:] = np.concatenate([rows[left], rows[~left]])
+    return int(left.sum())

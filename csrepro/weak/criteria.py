@@ -50,8 +50,11 @@ class Cells:
 
 def class_channels(w: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Channels (w_i 1[y_i = +1], w_i 1[y_i = -1]), shape (n, 2), for labels y in {-1, +1}."""
-    pos = y > 0
-    return np.ascontiguousarray(np.column_stack([np.where(pos, w, 0.0), np.where(pos, 0.0, w)]))
+    pos = np.asarray(y) > 0
+    out = np.empty((len(pos), 2))
+    np.multiply(w, pos, out=out[:, 0])  # w * 1.0 = w, w * 0.0 = 0.0 for the finite, non-negative weights
+    np.multiply(w, ~pos, out=out[:, 1])
+    return out
 
 
 def wls_channels(w: np.ndarray, z: np.ndarray) -> np.ndarray:

@@ -21,8 +21,8 @@ from csrepro.weak.criteria import Discrete
 class NodeScan:
     """Candidates of one node, in the order of ``BinnedData.candidates``.
 
-    ``L``, ``R``: (C, k) channel sums left / right (Fortran order: each column ``L[:, c]`` is
-    contiguous); ``valid``: (C,) both sides hold node samples; ``total``: (k,) the node's sums;
+    ``L``, ``R``: (C, k) channel sums left / right (each column ``L[:, c]`` contiguous, rows not: views of the
+    kernel's output); ``valid``: (C,) both sides hold node samples; ``total``: (k,) the node's sums;
     ``index``: None when the C candidates are all of ``BinnedData.candidates``, else the position there
     of each (a node's distinct splits, :func:`scan_node`).
     """
@@ -52,7 +52,7 @@ def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: 
                               R, valid.view(np.uint8), index, total)
     if not distinct:
         return NodeScan(L.T, R.T, valid, total)
-    return NodeScan(np.ascontiguousarray(L[:, :w]).T, np.ascontiguousarray(R[:, :w]).T, valid[:w], total, index[:w])
+    return NodeScan(L[:, :w].T, R[:, :w].T, valid[:w], total, index[:w])
 
 
 #: first_min's default tolerance

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from csrepro.weak.binning import BinnedData
+from csrepro._kernels import backend
+from csrepro.weak.binning import KERNELS, BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
 from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_scores, first_min, scan_node
 
@@ -63,25 +64,11 @@ class Tree:
     score: float
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Leaf (cell) index of each row of X.
-
-        Up to 8 splits (e.g. four leaves): each split's test x_j <= t is one bit of a byte per row, and a table of
-        the 2^S bit patterns (each walked down the tree) gives the leaf: passes over byte arrays, not over node ids
-        of every row per split; more splits: the rows move down node by node."""
-        split = np.flatnonzero(self.feature >= 0)  # parents have lower ids than their children
-        if len(split) > 8:
-            node = np.zeros(len(X), dtype=np.intp)
-            for v in split:
-                left = X[:, self.feature[v]] <= self.threshold[v]
-                node = np.where(node == v, np.where(left, self.left[v], self.right[v]), node)
-            return self.leaf[node]
-        pattern = np.zeros(len(X), dtype=np.uint8)
-        walk = np.zeros(2 ** len(split), dtype=np.intp)  # the node each bit pattern reaches
-        every = np.arange(len(walk))
-        for s, v in enumerate(split):
-            pattern += (X[:, self.feature[v]] <= self.threshold[v]).view(np.uint8) << np.uint8(s)
-            walk = np.where(walk == v, np.where((every >> s) & 1 == 1, self.left[v], self.right[v]), walk)
-        return self.leaf[walk][pattern]
+        """Leaf (cell) index of each row of X (each row walks down from the root: ``tree_leaves`` of the backend's
+        histogram kernels)."""
+        X = np.asarray(X, dtype=np.float64)
+        return KERNELS[backend.current()].tree_leaves(X, self.feature, self.threshold, self.left, self.right,
+                                                      self.leaf, np.empty(len(X), dtype=np.intp))
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """h(x) for each row of X: shape (n,), or (n, K) for K-vector leaves."""
@@ -95,6 +82,18 @@ def _column(data: BinnedData, j: int) -> np.ndarray:
     if "codes_t" not in data.cache:
         data.cache["codes_t"] = np.ascontiguousarray(data.codes.T)
     return data.cache["codes_t"][j]
+
+
+def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
+    """The root's histogram of ``channels`` with a sample-count channel last: the channels' pass (the bits of the
+    pass over the counted channels, channel by channel) beside the bins' row counts (exact, summed once per data)."""
+    if "bin_counts" not in data.cache:
+        data.cache["bin_counts"] = data.histogram(np.ones((data.n_samples, 1)))[:, 0]
+    k = np.shape(channels)[1]
+    H = np.empty((data.mapper.total_bins, k + 1))
+    H[:, :k] = data.histogram(channels)
+    H[:, k] = data.cache["bin_counts"]
+    return H
 
 
 class _Leaf:
@@ -131,11 +130,12 @@ class TreeLearner:
             raise TypeError("trees fit Discrete or Cells criteria; SignRegression is the line learner's")
         if len(data.candidates[0]) == 0:
             return None
-        counted = np.ones((len(channels), np.shape(channels)[1] + 1))  # last channel: sample counts
+        counted = np.empty((len(channels), np.shape(channels)[1] + 1))  # last channel: sample counts
         counted[:, :-1] = channels
+        counted[:, -1] = 1.0
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
-        leaves = [_Leaf(0, None, None, data.histogram(counted), data)]
+        leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]
         while len(leaves) < self.max_leaves:
             scores, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
             picks = [data.kernel.best_score(np.ascontiguousarray(s, dtype=np.float64), FIRST_RTOL) for s in scores]
@@ -199,13 +199,9 @@ class TreeLearner:
         depth = leaf.depth + 1
         if last:  # no further split: the children need only their sums
             return [_Leaf(ids[s], totals[s], depth=depth) for s in (0, 1)]
-        column = _column(data, j)
-        if leaf.rows is None:
-            go_left = column <= bin_
-            kids = [np.flatnonzero(go_left), np.flatnonzero(~go_left)]
-        else:
-            go_left = column[leaf.rows] <= bin_
-            kids = [leaf.rows[go_left], leaf.rows[~go_left]]
+        rows = np.empty(data.n_samples if leaf.rows is None else len(leaf.rows), dtype=np.intp)
+        n_left = data.kernel.partition_rows(_column(data, j), leaf.rows, bin_, rows)
+        kids = [rows[:n_left], rows[n_left:]]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(counted, kids[small])
         H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]

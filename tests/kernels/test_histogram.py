@@ -348,3 +348,68 @@ def test_best_score_equals_reference(seed, n, rtol):
     if n and np.isfinite(s).any():
         low, top = s[np.isfinite(s)].min(), np.abs(s[np.isfinite(s)]).max()
         assert s[got[0]] <= low + rtol * top and not np.any(s[:got[0]] <= low + rtol * top)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.integers(0, 11), st.booleans())
+def test_tree_leaves_equals_reference(seed, n, n_splits, fortran):
+    """tree_leaves (bit patterns up to 8 splits, walks beyond) maps each row of a random best-first tree (ties
+    x == threshold and NaN included) to the leaf the reference does, on C- and Fortran-ordered X and strided node
+    arrays."""
+    rng = np.random.default_rng(seed)
+    d = 3
+    X = rng.integers(0, 4, (n, d)).astype(float)
+    X[rng.random((n, d)) < 0.1] = np.nan
+    X = np.asfortranarray(X) if fortran else X
+    feature, threshold, children, leaves = [-1], [np.nan], [[-1, -1]], [0]
+    for _ in range(n_splits):  # split a random leaf: its children get the next ids
+        v = leaves.pop(rng.integers(len(leaves)))
+        feature[v], threshold[v], children[v] = int(rng.integers(d)), float(rng.integers(0, 4)), [len(feature),
+                                                                                                   len(feature) + 1]
+        leaves += [len(feature), len(feature) + 1]
+        feature += [-1, -1]
+        threshold += [np.nan, np.nan]
+        children += [[-1, -1], [-1, -1]]
+    leaf = np.full(len(feature), -1, dtype=np.intp)
+    leaf[leaves] = rng.permutation(len(leaves))
+    children = np.array(children, dtype=np.intp)
+    args = (np.array(feature, dtype=np.intp), np.array(threshold), children[:, 0], children[:, 1], leaf)
+    got = histogram.tree_leaves(X, *args, np.full(n, -7, dtype=np.intp))
+    np.testing.assert_array_equal(got, histogram_ref.tree_leaves(X, *args, np.empty(n, dtype=np.intp)))
+    for i in range(n):  # by hand
+        v = 0
+        while feature[v] >= 0:
+            v = children[v, 0] if X[i, feature[v]] <= threshold[v] else children[v, 1]
+        assert got[i] == leaf[v]
+
+
+def test_tree_leaves_refuses_bad_trees():
+    """A feature beyond X's columns, or a child id not after its parent (a cycle), is an error."""
+    X, out = np.zeros((3, 2)), np.empty(3, dtype=np.intp)
+    leaf = np.array([-1, 0, 1], dtype=np.intp)
+    for feature, left, right in (([2, -1, -1], [1, -1, -1], [2, -1, -1]), ([0, -1, -1], [0, -1, -1], [2, -1, -1]),
+                                 ([0, -1, -1], [1, -1, -1], [3, -1, -1])):
+        with pytest.raises(ValueError):
+            histogram.tree_leaves(X, np.array(feature, dtype=np.intp), np.zeros(3), np.array(left, dtype=np.intp),
+                                  np.array(right, dtype=np.intp), leaf, out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.sampled_from([np.uint8, np.uint16, np.int32]),
+       st.booleans())
+def test_partition_rows_equals_reference(seed, n, dtype, subset):
+    """partition_rows puts a node's rows with code <= b first, then the others, each in the given order."""
+    rng = np.random.default_rng(seed)
+    column = rng.integers(0, 6, n).astype(dtype)
+    rows = rng.choice(n, rng.integers(0, n + 1), replace=False) if subset and n else None
+    b = int(rng.integers(-1, 7))
+    got = np.full(n if rows is None else len(rows), -1, dtype=np.intp)
+    n_left = histogram.partition_rows(column, rows, b, got)
+    ref = np.empty(len(got), dtype=np.intp)
+    assert n_left == histogram_ref.partition_rows(column, rows, b, ref)
+    np.testing.assert_array_equal(got, ref)
+    order = np.arange(n) if rows is None else rows
+    np.testing.assert_array_equal(got[:n_left], order[column[order] <= b])
+    np.testing.assert_array_equal(got[n_left:], order[column[order] > b])
+    with pytest.raises(ValueError):
+        histogram.partition_rows(column, np.array([n]), b, np.empty(1, dtype=np.intp))
