@@ -25,7 +25,12 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=
 
     Safeguarded Newton (Halley with a third derivative): steps stay inside a bracket [lo, hi]
     that always holds the root of d1; a step that leaves it, or lands where the derivatives
-    overflow, is replaced by bisection; an unbounded bracket end grows geometrically.  Stops
+    overflow, is replaced by bisection; an unbounded bracket end grows geometrically.  Once the
+    bracket is finite, a Newton-type step longer than half the step before last is replaced by
+    bisection too (the safeguard of Numerical Recipes' rtsafe): far from the minimiser, in an
+    exponential tail, Newton steps move by about a constant, and a Halley step with a near-zero
+    denominator can land far past the minimiser, so without it the way back could crawl until
+    ``max_iter``; with it the bracket at least halves every two evaluations.  Stops
     when a step just taken, or the next Newton-type step (then alpha is within about that
     step of the minimiser and the step is not taken), is below ``tol * (1 + |alpha|)``.  With
     a third derivative it also stops at the next Newton-type step delta itself, without
@@ -35,15 +40,14 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=
     returned alpha is the last point evaluated or a step from it, unless a later trial
     overflowed.  |alpha| is capped at ``max_step``; where the objective keeps decreasing (e.g.
     separable data) the Newton-type steps in its exponential tail move by about a constant, so
-    ``max_iter`` usually ends the search first.  Known failure (tests/boosting/test_line_search.py,
-    strict xfail): a Halley step with a near-zero denominator can overshoot a finite minimiser far
-    into the tail, and the steps back crawl until ``max_iter``.  Returns ``(alpha, evaluations)``.
+    ``max_iter`` usually ends the search first.  Returns ``(alpha, evaluations)``.
     """
     d = derivatives(0.0) if start is None else start
     if d[0] == 0.0:
         return 0.0, 0
     lo, hi = (0.0, math.inf) if d[0] < 0.0 else (-math.inf, 0.0)
     alpha = 0.0
+    last = before_last = math.inf  # lengths of the last two steps taken
     for it in range(1, max_iter + 1):
         cand, newton = _step(alpha, d)
         if newton and lo < cand < hi:
@@ -54,8 +58,9 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=
                 newton_error = abs(d[2]) / (2.0 * d[1]) * delta * delta  # of cand, a Newton step from alpha
                 if newton_error <= bound:
                     return cand, it - 1
-        if not lo < cand < hi:
-            if math.isfinite(lo) and math.isfinite(hi):
+        finite = math.isfinite(lo) and math.isfinite(hi)
+        if not lo < cand < hi or (finite and 2.0 * abs(cand - alpha) > before_last):
+            if finite:
                 cand = 0.5 * (lo + hi)
             else:
                 cand = 2.0 * lo + 1.0 if hi == math.inf else 2.0 * hi - 1.0
@@ -68,6 +73,7 @@ def newton_line_search(derivatives, tol=1e-8, max_iter=100, max_step=1e8, start=
             else:
                 lo = cand
             continue
+        before_last, last = last, abs(step)
         alpha, d = cand, trial
         if d[0] < 0.0:
             lo = alpha
