@@ -297,8 +297,8 @@ def test_prepare_step_weights_only(name):
 @pytest.mark.parametrize("name", LOSSES)
 @pytest.mark.parametrize("wh_rows", [1, 3])
 def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
-    """prepare_step and apply_step run their two passes a block of rows at a time (apply_step's first pass two
-    rows at a time): over several blocks and a partial odd one (n = 601) each sample's weights, groups and state
+    """prepare_step and apply_step run their two passes a block of rows at a time (their first passes two rows
+    at a time): over several blocks and a partial odd one (n = 601) each sample's weights, groups and state
     are those of that sample alone, and the loss is the samples' losses added in sample order."""
     loss, fam, out = _codes(name)
     S, z, C, g, v = _problem(16, n=601, scale=2.0)
