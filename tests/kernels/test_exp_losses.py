@@ -294,6 +294,40 @@ def test_prepare_step_weights_only(name):
         np.testing.assert_array_equal(whs[0][0], whs[1][0])
 
 
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("wh_rows", [1, 3])
+def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
+    """prepare_step and apply_step run their two passes a block of rows at a time (their first passes two rows
+    at a time): over several blocks and a partial odd one (n = 601) each sample's weights, groups and state
+    are those of that sample alone, and the loss is the samples' losses added in sample order."""
+    loss, fam, out = _codes(name)
+    S, z, C, g, v = _problem(16, n=601, scale=2.0)
+    C = loss.kernel_costs(C)
+    uniq, group, order, starts = _groups(v)
+    n, nu = len(z), len(uniq)
+    off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(n)
+    sw = _weights(n)
+    factors = np.empty((n, 2 * nu if fam == 2 else nu))
+    exp_losses.line_factors(uniq, off, g, fam, 0.8, factors)
+    P, Q, scale = _state(exp_losses, S, z, C, fam, out)
+
+    def run(sl):
+        p, q, sc = P[sl].copy(), Q[sl].copy(), scale[sl].copy()
+        wh, A, B = np.empty((wh_rows, len(sc))), np.empty((len(sc), nu)), np.empty((len(sc), nu))
+        total = exp_losses.prepare_step(p, q, sc, order, starts, uniq, off[sl], fam, out, wh, A, B, True, sw[sl])
+        exp_losses.apply_step(p, q, sc, z[sl], C, np.ascontiguousarray(factors[sl]), group, fam, out)
+        return [wh, A, B if fam == 2 else A, p, q, sc[None, :]], total
+
+    whole, total = run(slice(None))
+    alone = [run(slice(i, i + 1)) for i in range(n)]
+    for k, got in enumerate(whole):
+        np.testing.assert_array_equal(got, np.concatenate([a[0][k] for a in alone], axis=0 if k in (1, 2, 3, 4) else 1))
+    want = 0.0
+    for a in alone:
+        want += a[1]
+    assert total == want
+
+
 def _weights(n, seed=11):
     return np.random.default_rng(seed).uniform(0.1, 3.0, n)
 

@@ -49,6 +49,38 @@ def test_scan_every_feature_block(d):
         np.testing.assert_allclose(got[1:], ref[1:], rtol=1e-9)
 
 
+@pytest.mark.parametrize("d", [*range(1, 22), 33, 34])
+def test_scan_sums_are_the_sample_order_bits(d):
+    """However the features are split into SIMD registers (AVX2 four per register where the CPU has it, else
+    SSE2 two), each feature's sums add their samples' products in sample order: the scan's result is the bits of
+    one-at-a-time sums."""
+    rng = np.random.default_rng(100 + d)
+    X = rng.normal(size=(41, d)) * rng.uniform(0.1, 10, d)
+    w = rng.normal(size=41)
+    U = T = 0.0
+    ux, uxx, wx = [0.0] * d, [0.0] * d, [0.0] * d
+    for i in range(41):
+        ui = abs(float(w[i]))
+        U += ui
+        T -= float(w[i])
+        for j in range(d):
+            x = float(X[i, j])
+            e = ui * x
+            ux[j] += e
+            uxx[j] += e * x
+            wx[j] += float(w[i]) * x
+    best, best_gain, a, b = -1, -1.0, 0.0, 0.0
+    for j in range(d):
+        var = uxx[j] - ux[j] * ux[j] / U
+        cov = -wx[j] - ux[j] * T / U
+        gain = cov * cov / var if var > 1e-12 * uxx[j] else 0.0
+        if gain > best_gain:
+            best, best_gain = j, gain
+            a = cov / var if gain > 0.0 else 0.0
+            b = (T - a * ux[j]) / U
+    assert linear_scan.wls_scan(X, w) == (best, a, b, -(best_gain + T * T / U))
+
+
 def test_scan_refuses_mismatched_weights():
     with pytest.raises(ValueError, match="one weight per sample"):
         linear_scan.wls_scan(np.ones((5, 2)), np.ones(4))
