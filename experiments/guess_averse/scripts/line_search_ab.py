@@ -38,7 +38,7 @@ def load_before(commit: str):
 def overrides(out: Path, trials: int) -> list[str]:
     """The run's command-line overrides: one job, ``trials`` trials per set, results under ``out``."""
     return ["+exp=guess_averse_uci", "runner.n_jobs=1", "runner.progress=false", f"exp.n_trials={trials}",
-            f"results.root={out}", f"hydra.run.dir={out}/hydra"]
+            f"results.root={out}"]
 
 
 def main() -> None:
