@@ -13,90 +13,61 @@
 #endif
 
 #if defined(__SSE2__)
-/* ux[j] = sum_i u_i x_ij, uxx[j] = sum_i (u_i x_ij) x_ij, wx[j] = sum_i w_i x_ij for the features j0 <= j < j0 + 2 np
-   + odd of the row-major X (n x d), u_i = |w_i|; np <= 4 and odd (0 or 1) are constants where it is called, so the
-   sums stay in registers (the odd feature's in scalar ones). */
-static inline __attribute__((always_inline)) void csrepro_wls_block(
-        const double* X, Py_ssize_t n, Py_ssize_t d, const double* w, Py_ssize_t j0, const int np, const int odd,
-        double* ux, double* uxx, double* wx) {
-    __m128d su[4], suu[4], sw[4], x, ex;
-    double a = 0.0, b = 0.0, c = 0.0, e;
-    Py_ssize_t i;
-    int p;
-    for (p = 0; p < np; p++) su[p] = suu[p] = sw[p] = _mm_setzero_pd();
-    for (i = 0; i < n; i++) {
-        const double* row = X + i * d + j0;
-        const double ui = fabs(w[i]);
-        const __m128d u = _mm_set1_pd(ui), wi = _mm_set1_pd(w[i]);
-        for (p = 0; p < np; p++) {
-            x = _mm_loadu_pd(row + 2 * p);
-            ex = _mm_mul_pd(u, x);
-            su[p] = _mm_add_pd(su[p], ex);
-            suu[p] = _mm_add_pd(suu[p], _mm_mul_pd(ex, x));
-            sw[p] = _mm_add_pd(sw[p], _mm_mul_pd(wi, x));
-        }
-        if (odd) {
-            e = ui * row[2 * np];
-            a += e;
-            b += e * row[2 * np];
-            c += w[i] * row[2 * np];
-        }
-    }
-    for (p = 0; p < np; p++) {
-        _mm_storeu_pd(ux + j0 + 2 * p, su[p]);
-        _mm_storeu_pd(uxx + j0 + 2 * p, suu[p]);
-        _mm_storeu_pd(wx + j0 + 2 * p, sw[p]);
-    }
-    if (odd) {
-        ux[j0 + 2 * np] = a;
-        uxx[j0 + 2 * np] = b;
-        wx[j0 + 2 * np] = c;
-    }
+/* NAME(X, n, d, w, j0, np, odd, ux, uxx, wx): ux[j] = sum_i u_i x_ij, uxx[j] = sum_i (u_i x_ij) x_ij,
+   wx[j] = sum_i w_i x_ij for the features j0 <= j < j0 + W np + odd of the row-major X (n x d), u_i = |w_i|, with
+   W features per register of type VEC (the operations SET1 ... STORE on it; ATTR: more function attributes);
+   np <= 4 and odd (0 or 1) are constants where it is called, so the sums stay in registers (the odd feature's in
+   scalar ones).  No FMA: each lane the scalar loop's IEEE operations in the same order, at any W. */
+#define CSREPRO_WLS_BLOCK(NAME, ATTR, VEC, W, SET1, ZERO, LOAD, MUL, ADD, STORE)                                   \
+static inline __attribute__((always_inline ATTR)) void NAME(                                                      \
+        const double* X, Py_ssize_t n, Py_ssize_t d, const double* w, Py_ssize_t j0, const int np, const int odd, \
+        double* ux, double* uxx, double* wx) {                                                                     \
+    VEC su[4], suu[4], sw[4], x, ex;                                                                              \
+    double a = 0.0, b = 0.0, c = 0.0, e;                                                                          \
+    Py_ssize_t i;                                                                                                 \
+    int p;                                                                                                        \
+    for (p = 0; p < np; p++) su[p] = suu[p] = sw[p] = ZERO();                                                     \
+    for (i = 0; i < n; i++) {                                                                                     \
+        const double* row = X + i * d + j0;                                                                       \
+        const double ui = fabs(w[i]);                                                                             \
+        const VEC u = SET1(ui), wi = SET1(w[i]);                                                                  \
+        for (p = 0; p < np; p++) {                                                                                \
+            x = LOAD(row + W * p);                                                                                \
+            ex = MUL(u, x);                                                                                       \
+            su[p] = ADD(su[p], ex);                                                                               \
+            suu[p] = ADD(suu[p], MUL(ex, x));                                                                     \
+            sw[p] = ADD(sw[p], MUL(wi, x));                                                                       \
+        }                                                                                                         \
+        if (odd) {                                                                                                \
+            e = ui * row[W * np];                                                                                 \
+            a += e;                                                                                               \
+            b += e * row[W * np];                                                                                 \
+            c += w[i] * row[W * np];                                                                              \
+        }                                                                                                         \
+    }                                                                                                             \
+    for (p = 0; p < np; p++) {                                                                                    \
+        STORE(ux + j0 + W * p, su[p]);                                                                            \
+        STORE(uxx + j0 + W * p, suu[p]);                                                                          \
+        STORE(wx + j0 + W * p, sw[p]);                                                                            \
+    }                                                                                                             \
+    if (odd) {                                                                                                    \
+        ux[j0 + W * np] = a;                                                                                      \
+        uxx[j0 + W * np] = b;                                                                                     \
+        wx[j0 + W * np] = c;                                                                                      \
+    }                                                                                                             \
 }
+
+/* SSE2: two features per register. */
+CSREPRO_WLS_BLOCK(csrepro_wls_block, , __m128d, 2, _mm_set1_pd, _mm_setzero_pd, _mm_loadu_pd, _mm_mul_pd, _mm_add_pd,
+                  _mm_storeu_pd)
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 #define CSREPRO_WLS_AVX2 1
-/* csrepro_wls_block's sums in AVX2 registers, four features per register: the features j0 <= j < j0 + 4 np
-   + odd (np <= 4 and odd (0 or 1) constants where it is called; the odd feature's sums in scalar registers).
-   AVX2 without FMA: each lane the same IEEE operations in the same order as the SSE2 and scalar loops, so the
-   same bits. */
-static inline __attribute__((always_inline, target("avx2"))) void csrepro_wls_block4(
-        const double* X, Py_ssize_t n, Py_ssize_t d, const double* w, Py_ssize_t j0, const int np, const int odd,
-        double* ux, double* uxx, double* wx) {
-    __m256d su[4], suu[4], sw[4], x, ex;
-    double a = 0.0, b = 0.0, c = 0.0, e;
-    Py_ssize_t i;
-    int p;
-    for (p = 0; p < np; p++) su[p] = suu[p] = sw[p] = _mm256_setzero_pd();
-    for (i = 0; i < n; i++) {
-        const double* row = X + i * d + j0;
-        const __m256d u = _mm256_set1_pd(fabs(w[i])), wi = _mm256_set1_pd(w[i]);
-        for (p = 0; p < np; p++) {
-            x = _mm256_loadu_pd(row + 4 * p);
-            ex = _mm256_mul_pd(u, x);
-            su[p] = _mm256_add_pd(su[p], ex);
-            suu[p] = _mm256_add_pd(suu[p], _mm256_mul_pd(ex, x));
-            sw[p] = _mm256_add_pd(sw[p], _mm256_mul_pd(wi, x));
-        }
-        if (odd) {
-            e = fabs(w[i]) * row[4 * np];
-            a += e;
-            b += e * row[4 * np];
-            c += w[i] * row[4 * np];
-        }
-    }
-    for (p = 0; p < np; p++) {
-        _mm256_storeu_pd(ux + j0 + 4 * p, su[p]);
-        _mm256_storeu_pd(uxx + j0 + 4 * p, suu[p]);
-        _mm256_storeu_pd(wx + j0 + 4 * p, sw[p]);
-    }
-    if (odd) {
-        ux[j0 + 4 * np] = a;
-        uxx[j0 + 4 * np] = b;
-        wx[j0 + 4 * np] = c;
-    }
-}
+/* AVX2 (where the CPU has it, checked at run time): four features per register. */
+#define CSREPRO_TARGET_AVX2 , target("avx2")
+CSREPRO_WLS_BLOCK(csrepro_wls_block4, CSREPRO_TARGET_AVX2, __m256d, 4, _mm256_set1_pd, _mm256_setzero_pd,
+                  _mm256_loadu_pd, _mm256_mul_pd, _mm256_add_pd, _mm256_storeu_pd)
 /* The sums of the features j < e, 16 at a time, the rest of them together; e = d where d % 4 is 0 or 1 (the odd
    one in the last block), else d - d % 4 (d >= 4; the caller sums the last 2 or 3 in SSE2).  Returns e. */
 static __attribute__((target("avx2"))) Py_ssize_t csrepro_wls_sums_avx2(
