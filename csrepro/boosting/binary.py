@@ -25,9 +25,9 @@ from csrepro.validation import (
 from csrepro.weak.base import WeakLearner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import (
-    Discrete,
     LeastSquares,
     class_channels,
+    error_criterion,
     posterior_cells,
     wls_channels,
 )
@@ -285,6 +285,10 @@ def _exp_loss(Wp, Wn, f):
     return Wp * np.exp(-f) + Wn * np.exp(f)
 
 
+#: AdaBoost's criterion: the weighted error pos[:, 1] + neg[:, 0] (negatives mapped to +1, positives to -1)
+_WEIGHTED_ERROR = error_criterion(lambda b, d: d + b)
+
+
 class AdaBoostClassifier(_BinaryBoost):
     """Discrete AdaBoost (Freund & Schapire 1997; thesis Sec. VI.C.1).
 
@@ -301,7 +305,7 @@ class AdaBoostClassifier(_BinaryBoost):
     ERR_FLOOR = 1e-10
 
     def _objective(self, state):
-        return class_channels(state.w, state.y), Discrete(lambda pos, neg: pos[:, 1] + neg[:, 0])
+        return class_channels(state.w, state.y), _WEIGHTED_ERROR
 
     def _coefficient(self, state, h, hx):
         err = float(state.w[hx != state.y].sum() / state.w.sum())

@@ -30,14 +30,25 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Cells", "Criterion", "Discrete", "Gini", "LeastCost", "LeastSquares", "SignRegression", "class_channels",
-           "label_channels", "posterior_cells", "wls_channels"]
+           "error_criterion", "label_channels", "posterior_cells", "wls_channels"]
 
 
 @dataclass(frozen=True)
 class Discrete:
-    """Criterion of {-1, +1}-valued weak learners: ``score(pos, neg) -> (C,)``, lower is better."""
+    """Criterion of {-1, +1}-valued weak learners: ``score(pos, neg) -> (C,)``, lower is better.
+
+    ``errors``: None, or ``errors(b, d) -> (C,)`` with ``score(pos, neg)`` equal to ``errors(neg[:, 0], pos[:, 1])``
+    bit for bit (see :func:`error_criterion`): the learners then sum only those two channels of each candidate.
+    """
 
     score: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    errors: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+
+
+def error_criterion(errors: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Discrete:
+    """The :class:`Discrete` criterion ``errors(b, d)`` of the error sums of :func:`class_channels`: b = ``neg[:, 0]``
+    (positives mapped to -1), d = ``pos[:, 1]`` (negatives mapped to +1); e.g. AdaBoost's weighted error b + d."""
+    return Discrete(lambda pos, neg: errors(neg[:, 0], pos[:, 1]), errors)
 
 
 @dataclass(frozen=True)

@@ -79,13 +79,21 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
     """Scores (2C,) of the labelled splits: at 2c "left -1, right +1" of candidate c, at 2c + 1 "left +1, right -1".
 
     ``base``: None, or the sums (pos, neg), each (k,), already mapped to +1 / -1 by the rest of a tree.
-    The criterion is called once per labelling, with (C, k) arrays.
+    The criterion is called once per labelling, with (C, k) arrays, or with its ``errors`` form on the two (C,)
+    error sums (only those channels added: the same bits).
     """
     L, R = scan.L, scan.R
-    sides = [(R, L), (L, R)] if base is None else [(R + base[0], L + base[1]), (L + base[0], R + base[1])]
     scores = np.empty(2 * len(scan.valid))
-    for start, (pos, neg) in enumerate(sides):
-        scores[start::2] = criterion.score(pos, neg)
+    if criterion.errors is None:
+        sides = [(R, L), (L, R)] if base is None else [(R + base[0], L + base[1]), (L + base[0], R + base[1])]
+        for start, (pos, neg) in enumerate(sides):
+            scores[start::2] = criterion.score(pos, neg)
+    else:  # b = neg[:, 0], d = pos[:, 1] of each labelling
+        sides = [(L[:, 0], R[:, 1]), (R[:, 0], L[:, 1])]
+        if base is not None:
+            sides = [(b + base[1][0], d + base[0][1]) for b, d in sides]
+        for start, (b, d) in enumerate(sides):
+            scores[start::2] = criterion.errors(b, d)
     invalid = 2 * np.flatnonzero(~scan.valid)
     scores[invalid] = scores[invalid + 1] = np.inf
     return scores
