@@ -38,7 +38,9 @@ class Discrete:
     """Criterion of {-1, +1}-valued weak learners: ``score(pos, neg) -> (C,)``, lower is better.
 
     ``errors``: None, or ``errors(b, d) -> (C,)`` with ``score(pos, neg)`` equal to ``errors(neg[:, 0], pos[:, 1])``
-    bit for bit (see :func:`error_criterion`): the learners then sum only those two channels of each candidate.
+    bit for bit (see :func:`error_criterion`): the learners then sum only those two channels of each candidate and
+    call it once per node, on both labellings of its candidates (a score like ``ada_losses``, exact only where it
+    can decide the least, decides over all of them).
     """
 
     score: Callable[[np.ndarray, np.ndarray], np.ndarray]

@@ -79,21 +79,24 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
     """Scores (2C,) of the labelled splits: at 2c "left -1, right +1" of candidate c, at 2c + 1 "left +1, right -1".
 
     ``base``: None, or the sums (pos, neg), each (k,), already mapped to +1 / -1 by the rest of a tree.
-    The criterion is called once per labelling, with (C, k) arrays, or with its ``errors`` form on the two (C,)
-    error sums (only those channels added: the same bits).
+    The criterion is called once per labelling, with (C, k) arrays; or its ``errors`` form once, on the two error
+    sums (2C,) of every labelled split, in the order of the scores (only those channels added: the same bits).
     """
     L, R = scan.L, scan.R
-    scores = np.empty(2 * len(scan.valid))
     if criterion.errors is None:
+        scores = np.empty(2 * len(scan.valid))
         sides = [(R, L), (L, R)] if base is None else [(R + base[0], L + base[1]), (L + base[0], R + base[1])]
         for start, (pos, neg) in enumerate(sides):
             scores[start::2] = criterion.score(pos, neg)
-    else:  # b = neg[:, 0], d = pos[:, 1] of each labelling
-        sides = [(L[:, 0], R[:, 1]), (R[:, 0], L[:, 1])]
-        if base is not None:
-            sides = [(b + base[1][0], d + base[0][1]) for b, d in sides]
-        for start, (b, d) in enumerate(sides):
-            scores[start::2] = criterion.errors(b, d)
+    else:  # b = neg[:, 0], d = pos[:, 1]: at 2c (L[c, 0], R[c, 1]), at 2c + 1 (R[c, 0], L[c, 1])
+        b, d = np.empty(2 * len(scan.valid)), np.empty(2 * len(scan.valid))
+        for start, (neg, pos) in enumerate([(L, R), (R, L)]):
+            if base is None:
+                b[start::2], d[start::2] = neg[:, 0], pos[:, 1]
+            else:
+                np.add(neg[:, 0], base[1][0], out=b[start::2])
+                np.add(pos[:, 1], base[0][1], out=d[start::2])
+        scores = np.ascontiguousarray(criterion.errors(b, d), dtype=np.float64)
     invalid = 2 * np.flatnonzero(~scan.valid)
     scores[invalid] = scores[invalid + 1] = np.inf
     return scores
