@@ -137,10 +137,10 @@ class TreeLearner:
         if grown is None:
             return None, None
         tree, leaves = grown
-        cell = np.empty(data.n_samples, dtype=np.intp)
+        hx = np.empty((data.n_samples,) + tree.values.shape[1:])
         for i, lf in enumerate(leaves):
-            cell[slice(None) if lf.rows is None else lf.rows] = i
-        return tree, tree.values[cell]
+            hx[slice(None) if lf.rows is None else lf.rows] = tree.values[i]
+        return tree, hx
 
     def _grow(self, data, channels, criterion, keep_rows):
         """(tree, its leaves) or None when every feature is constant; ``keep_rows``: every leaf keeps its rows."""
