@@ -19,7 +19,7 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
 
-from libc.math cimport INFINITY, NAN, fabs
+from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from csrepro._kernels._simd_histogram cimport (
     SCAN_MAXK, _add, _default3, _dense3x4, _max_id_avx2, _node_scan, _route, _route_avx2, _route_has_avx2, _route_split,
-    _run, _run32, _sparse3, _zero_bins,
+    _run, _run32, _score_range, _sparse3, _zero_bins,
 )
 
 
@@ -489,23 +489,12 @@ def best_score(const double[::1] scores, double rtol):
     (low' their least; 0 when none is finite), and low = ``scores.min()`` (NaN when a score is NaN; NaN for no
     scores).  Candidates tied to rounding are so broken by position; one pass and a short second one."""
     cdef Py_ssize_t n = scores.shape[0], i, first = 0
-    cdef double x, lo = INFINITY, every = INFINITY, top = 0.0, thr
-    cdef bint finite = False, nan = n == 0
+    cdef double lo = INFINITY, every = INFINITY, top = 0.0, thr
+    cdef bint nan = n == 0
     with nogil:
-        for i in range(n):
-            x = scores[i]
-            if x != x:
-                nan = True
-                continue
-            if x < every:
-                every = x
-            if fabs(x) < INFINITY:
-                finite = True
-                if x < lo:
-                    lo = x
-                if fabs(x) > top:
-                    top = fabs(x)
-        if finite:
+        if n:  # the least entry, the least finite one and the largest finite |entry| in one SIMD pass
+            nan = _score_range(&scores[0], n, &every, &lo, &top)
+        if lo < INFINITY:  # some entry finite
             thr = lo + rtol * top
             for i in range(n):
                 if scores[i] <= thr:
