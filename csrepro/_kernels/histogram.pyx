@@ -13,8 +13,9 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
   sparsely -- only the rows outside their most frequent bin, which gets the node total less the other bins
   (LightGBM's trick; uniform binnings, :class:`csrepro.weak.binning.SparseLayout`).
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
-* :func:`node_scan` (a node's split candidates: left / right sums from its histogram) and :func:`best_score` (the
-  first score within a tolerance of the least), the stumps' and trees' split search.
+* :func:`node_scan` (a node's split candidates: left / right sums from its histogram), :func:`error_sums` (their
+  labelled splits' error sums) and :func:`best_score` (the first score within a tolerance of the least), the stumps'
+  and trees' split search.
 
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
@@ -482,6 +483,31 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
                        &index[0] if C else NULL, &total[0] if kk else &dummy, left)
     free(left)
     return w
+
+
+def error_sums(const double[::1] pos_left, const double[::1] pos_right, const double[::1] neg_left,
+               const double[::1] neg_right, double b0, double d0, bint add, double[::1] b, double[::1] d):
+    """A node's error sums of its labelled splits (:func:`csrepro.weak.splits.discrete_scores`), C candidates: at
+    2c ("left -1, right +1") b = ``pos_left[c]``, d = ``neg_right[c]``; at 2c + 1 b = ``pos_right[c]``, d =
+    ``neg_left[c]``; with ``add``, plus ``b0`` / ``d0`` (one addition each, NumPy's bits).  ``b``, ``d``: (2C,)."""
+    cdef Py_ssize_t C = pos_left.shape[0], c
+    if pos_right.shape[0] != C or neg_left.shape[0] != C or neg_right.shape[0] != C or b.shape[0] != 2 * C \
+            or d.shape[0] != 2 * C:
+        raise ValueError(f"shape mismatch: sums {C}, {pos_right.shape[0]}, {neg_left.shape[0]}, "
+                         f"{neg_right.shape[0]}; b {b.shape[0]}, d {d.shape[0]} (2C)")
+    with nogil:
+        if add:
+            for c in range(C):
+                b[2 * c] = pos_left[c] + b0
+                b[2 * c + 1] = pos_right[c] + b0
+                d[2 * c] = neg_right[c] + d0
+                d[2 * c + 1] = neg_left[c] + d0
+        else:
+            for c in range(C):
+                b[2 * c] = pos_left[c]
+                b[2 * c + 1] = pos_right[c]
+                d[2 * c] = neg_right[c]
+                d[2 * c + 1] = neg_left[c]
 
 
 def best_score(const double[::1] scores, double rtol):

@@ -84,6 +84,14 @@ def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total):
     return w
 
 
+def error_sums(pos_left, pos_right, neg_left, neg_right, b0, d0, add, b, d):
+    """b, d (2C,): at 2c (pos_left, neg_right), at 2c + 1 (pos_right, neg_left), plus (b0, d0) when ``add``."""
+    b[0::2], b[1::2], d[0::2], d[1::2] = pos_left, pos_right, neg_right, neg_left
+    if add:
+        b += b0
+        d += d0
+
+
 def best_score(scores, rtol):
     """(the first index whose score is within ``rtol`` x (largest finite |score|) of the least finite one, 0 when
     none is finite; ``scores.min()``, NaN for no scores)."""

@@ -90,13 +90,11 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
             scores[start::2] = criterion.score(pos, neg)
     else:  # b = neg[:, 0], d = pos[:, 1]: at 2c (L[c, 0], R[c, 1]), at 2c + 1 (R[c, 0], L[c, 1])
         b, d = np.empty(2 * len(scan.valid)), np.empty(2 * len(scan.valid))
-        for start, (neg, pos) in enumerate([(L, R), (R, L)]):
-            if base is None:
-                b[start::2], d[start::2] = neg[:, 0], pos[:, 1]
-            else:
-                np.add(neg[:, 0], base[1][0], out=b[start::2])
-                np.add(pos[:, 1], base[0][1], out=d[start::2])
+        b0, d0 = (0.0, 0.0) if base is None else (base[1][0], base[0][1])
+        sums = [np.ascontiguousarray(S[:, c], dtype=np.float64) for c in (0, 1) for S in (L, R)]
+        KERNELS[backend.current()].error_sums(*sums, b0, d0, base is not None, b, d)
         scores = np.ascontiguousarray(criterion.errors(b, d), dtype=np.float64)
-    invalid = 2 * np.flatnonzero(~scan.valid)
-    scores[invalid] = scores[invalid + 1] = np.inf
+    if not scan.valid.all():
+        invalid = 2 * np.flatnonzero(~scan.valid)
+        scores[invalid] = scores[invalid + 1] = np.inf
     return scores
