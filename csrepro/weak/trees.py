@@ -90,8 +90,9 @@ def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
     if "bin_counts" not in data.cache:
         data.cache["bin_counts"] = data.histogram(np.ones((data.n_samples, 1)))[:, 0]
     k = np.shape(channels)[1]
-    H = np.empty((data.mapper.total_bins, k + 1))
-    H[:, :k] = data.histogram(channels)
+    H, Hk = np.empty((data.mapper.total_bins, k + 1)), data.histogram(channels)
+    for c in range(k):  # column by column: one long strided copy each (faster than k-wide rows)
+        H[:, c] = Hk[:, c]
     H[:, k] = data.cache["bin_counts"]
     return H
 
@@ -227,7 +228,8 @@ class TreeLearner:
             return [_Leaf(ids[s], totals[s], kids[s], depth=depth) for s in (0, 1)]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(counted, kids[small])
-        H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
+        H_big = np.subtract(leaf.H, H_small, out=leaf.H)  # the parent's histogram is not needed any more
+        H = [H_small, H_big] if small == 0 else [H_big, H_small]
         return [_Leaf(ids[s], totals[s], kids[s], H[s], data, depth) for s in (0, 1)]
 
     @staticmethod
