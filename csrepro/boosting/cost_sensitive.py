@@ -136,7 +136,7 @@ class CSAdaBoostClassifier(_ExponentialCS):
 
     def _objective(self, state):
         pos = state.y > 0
-        Tp, Tm = float(state.w[pos].sum()), float(state.w[~pos].sum())
+        Tp, Tm = float(state.w.compress(pos).sum()), float(state.w.compress(~pos).sum())  # w[pos], in half the time
         return class_channels(state.w, state.y), error_criterion(lambda b, d: steps.ada_losses(b, d, Tp, Tm,
                                                                                               *self.costs_))
 

@@ -137,7 +137,8 @@ def test_apply_walks_each_row_down_the_tree(seed, n_splits):
 
 
 @settings(max_examples=80, deadline=None)
-@given(problems(), st.sampled_from(["error", "error_form", "sse", "gini"]), st.integers(2, 6), st.sampled_from([None, 2]))
+@given(problems(), st.sampled_from(["error", "error_form", "sse", "gini"]), st.integers(2, 6),
+       st.sampled_from([None, 2]))
 def test_fit_predict_is_fit_then_predict(problem, kind, max_leaves, max_depth):
     """fit_predict's tree is fit's (every node and cell, bit for bit) and its outputs are tree.predict(X), (n, K)
     vector cells included; a tree that stops early (or at the root) too."""
