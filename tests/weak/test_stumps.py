@@ -109,3 +109,25 @@ def test_error_form_scores_are_the_score_bits(seed, with_base, counted):
         plain = Discrete(lambda pos, neg: errors(neg[:, 0], pos[:, 1]))
         np.testing.assert_array_equal(discrete_scores(scan, error_criterion(errors), base),
                                       discrete_scores(scan, plain, base))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["error", "sse"]), st.sampled_from([None, 3]))
+def test_stump_fit_predict_is_fit_then_predict(seed, kind, max_bins):
+    """fit_predict's stump is fit's and its outputs are stump.predict(X), bit for bit (binned or every value)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 30))
+    X = np.round(rng.normal(size=(n, 3)), 1)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    ch = class_channels(rng.random(n), y) if kind == "error" else wls_channels(rng.random(n), rng.normal(size=n))
+    crit = WEIGHTED_ERROR if kind == "error" else LeastSquares()
+    data = BinnedData(X, max_bins)
+    h, hx = StumpLearner().fit_predict(data, ch, crit)
+    want = StumpLearner().fit(data, ch, crit)
+    if want is None:
+        assert h is None and hx is None
+        return
+    assert (h.feature, h.threshold, h.score) == (want.feature, want.threshold, want.score)
+    np.testing.assert_array_equal(h.values, want.values)
+    np.testing.assert_array_equal(h.cell_sums, want.cell_sums)
+    np.testing.assert_array_equal(hx, want.predict(X))
