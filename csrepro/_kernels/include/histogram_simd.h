@@ -354,6 +354,12 @@ static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const 
                                            int counted, int distinct, double* L, Py_ssize_t ls, double* R,
                                            Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
                                            double* left) {
+    /* constants where the loops are hot: a stump's two channels (every split), a tree node's two and a count
+       (distinct splits) */
+    if (k == 2 && !counted && !distinct)
+        return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left);
+    if (k == 3 && counted && distinct)
+        return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left);
     switch (k) {
     case 2: return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
     case 3: return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
