@@ -7,7 +7,8 @@ A sample-count channel rides along, so splits leaving a side without samples are
 A leaf's scan keeps its distinct splits only (a bin holding none of the leaf's rows repeats the split before
 it, bit for bit: same scores, and a tie goes to the first), so that a child of data with one bin per distinct
 value (``max_bins=None``) scores about as many splits as it has distinct values.
-The children of the last split need only their sums, which the parent's scan already holds.
+The children of the last split need only their sums, which the parent's scan already holds (and their rows, for
+:meth:`TreeLearner.fit_predict`: a booster's training outputs without walking X down the tree).
 
 * Cells criterion: leaves output ``criterion.value`` of their sums; a split must lower the
   summed cell loss (e.g. weighted SSE for regression trees, (VI.44) for CS-RealBoost).
