@@ -13,6 +13,7 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
   sparsely -- only the rows outside their most frequent bin, which gets the node total less the other bins
   (LightGBM's trick; uniform binnings, :class:`csrepro.weak.binning.SparseLayout`).
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
+* :func:`class_channels` and :func:`with_counts` (a booster's class channels; a tree's channels and a count).
 * :func:`node_scan` (a node's split candidates: left / right sums from its histogram), :func:`error_sums` (their
   labelled splits' error sums) and :func:`best_score` (the first score within a tolerance of the least), the stumps'
   and trees' split search.
@@ -483,6 +484,37 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
                        &index[0] if C else NULL, &total[0] if kk else &dummy, left)
     free(left)
     return w
+
+
+def class_channels(const double[::1] w, const double[::1] y, double[:, ::1] out):
+    """Fill ``out`` (n, 2) with the class channels (w_i 1[y_i > 0], w_i 1[y_i <= 0]) (NaN y: the second), each the
+    product of w_i and 1.0 or 0.0, as NumPy's ``w * mask``; returns ``out``."""
+    cdef Py_ssize_t n = w.shape[0], i
+    cdef double p
+    if y.shape[0] != n or out.shape[0] != n or out.shape[1] != 2:
+        raise ValueError(f"shape mismatch: w {n}, y {y.shape[0]}, out {out.shape[0]}x{out.shape[1]}")
+    with nogil:
+        for i in range(n):
+            p = 1.0 if y[i] > 0 else 0.0
+            out[i, 0] = w[i] * p
+            out[i, 1] = w[i] * (1.0 - p)
+    return np.asarray(out)
+
+
+def with_counts(const double[:, ::1] channels, double[:, ::1] out):
+    """Fill ``out`` (n, k + 1) with ``channels`` (n, k) and a last channel of ones (a tree's sample counts); returns
+    ``out``."""
+    cdef Py_ssize_t n = channels.shape[0], k = channels.shape[1], i
+    if out.shape[0] != n or out.shape[1] != k + 1:
+        raise ValueError(f"shape mismatch: channels {n}x{k}, out {out.shape[0]}x{out.shape[1]}")
+    if n == 0:
+        return np.asarray(out)
+    with nogil:
+        for i in range(n):
+            if k:
+                memcpy(&out[i, 0], &channels[i, 0], k * sizeof(double))
+            out[i, k] = 1.0
+    return np.asarray(out)
 
 
 def error_sums(const double[::1] pos_left, const double[::1] pos_right, const double[::1] neg_left,

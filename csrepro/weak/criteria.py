@@ -29,6 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from csrepro._kernels import backend
+from csrepro.weak.binning import KERNELS
+
 __all__ = ["Cells", "Criterion", "Discrete", "Gini", "LeastCost", "LeastSquares", "SignRegression", "class_channels",
            "error_criterion", "label_channels", "posterior_cells", "wls_channels"]
 
@@ -62,12 +65,11 @@ class Cells:
 
 
 def class_channels(w: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Channels (w_i 1[y_i = +1], w_i 1[y_i = -1]), shape (n, 2), for labels y in {-1, +1}."""
-    pos = np.asarray(y) > 0
-    out = np.empty((len(pos), 2))
-    np.multiply(w, pos, out=out[:, 0])  # w * 1.0 = w, w * 0.0 = 0.0 for the finite, non-negative weights
-    np.multiply(w, ~pos, out=out[:, 1])
-    return out
+    """Channels (w_i 1[y_i = +1], w_i 1[y_i = -1]), shape (n, 2), for labels y in {-1, +1} (the backend's
+    ``class_channels``: w * 1.0 = w, w * 0.0 = 0.0 for the finite, non-negative weights)."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    w = np.ascontiguousarray(np.broadcast_to(np.asarray(w, dtype=np.float64), y.shape))
+    return KERNELS[backend.current()].class_channels(w, y, np.empty((len(y), 2)))
 
 
 def wls_channels(w: np.ndarray, z: np.ndarray) -> np.ndarray:

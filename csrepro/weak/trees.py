@@ -150,11 +150,8 @@ class TreeLearner:
             raise TypeError("trees fit Discrete or Cells criteria; SignRegression is the line learner's")
         if len(data.candidates[0]) == 0:
             return None
-        k = np.shape(channels)[1]
-        counted = np.empty((len(channels), k + 1))  # last channel: sample counts
-        for c in range(k):  # column by column: one long strided copy each (faster than k-wide rows)
-            counted[:, c] = channels[:, c]
-        counted[:, k] = 1.0
+        channels = np.ascontiguousarray(channels, dtype=np.float64)
+        counted = data.kernel.with_counts(channels, np.empty((len(channels), channels.shape[1] + 1)))  # last: counts
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
         leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]
