@@ -30,3 +30,5 @@ cdef extern from "histogram_simd.h":
                                               Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
                                               double* left) noexcept nogil
     int SCAN_MAXK "CSREPRO_SCAN_MAXK"
+    bint _score_range "csrepro_score_range"(const double* s, Py_ssize_t n, double* every, double* lo,
+                                            double* top) noexcept nogil

@@ -13,13 +13,15 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
   sparsely -- only the rows outside their most frequent bin, which gets the node total less the other bins
   (LightGBM's trick; uniform binnings, :class:`csrepro.weak.binning.SparseLayout`).
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
-* :func:`node_scan` (a node's split candidates: left / right sums from its histogram) and :func:`best_score` (the
-  first score within a tolerance of the least), the stumps' and trees' split search.
+* :func:`class_channels` and :func:`with_counts` (a booster's class channels; a tree's channels and a count).
+* :func:`node_scan` (a node's split candidates: left / right sums from its histogram), :func:`error_sums` (their
+  labelled splits' error sums) and :func:`best_score` (the first score within a tolerance of the least), the stumps'
+  and trees' split search.
 
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
 
-from libc.math cimport INFINITY, NAN, fabs
+from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
@@ -27,7 +29,7 @@ import numpy as np
 
 from csrepro._kernels._simd_histogram cimport (
     SCAN_MAXK, _add, _default3, _dense3x4, _max_id_avx2, _node_scan, _route, _route_avx2, _route_has_avx2, _route_split,
-    _run, _run32, _sparse3, _zero_bins,
+    _run, _run32, _score_range, _sparse3, _zero_bins,
 )
 
 
@@ -484,28 +486,73 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
     return w
 
 
+def class_channels(const double[::1] w, const double[::1] y, double[:, ::1] out):
+    """Fill ``out`` (n, 2) with the class channels (w_i 1[y_i > 0], w_i 1[y_i <= 0]) (NaN y: the second), each the
+    product of w_i and 1.0 or 0.0, as NumPy's ``w * mask``; returns ``out``."""
+    cdef Py_ssize_t n = w.shape[0], i
+    cdef double p
+    if y.shape[0] != n or out.shape[0] != n or out.shape[1] != 2:
+        raise ValueError(f"shape mismatch: w {n}, y {y.shape[0]}, out {out.shape[0]}x{out.shape[1]}")
+    with nogil:
+        for i in range(n):
+            p = 1.0 if y[i] > 0 else 0.0
+            out[i, 0] = w[i] * p
+            out[i, 1] = w[i] * (1.0 - p)
+    return np.asarray(out)
+
+
+def with_counts(const double[:, ::1] channels, double[:, ::1] out):
+    """Fill ``out`` (n, k + 1) with ``channels`` (n, k) and a last channel of ones (a tree's sample counts); returns
+    ``out``."""
+    cdef Py_ssize_t n = channels.shape[0], k = channels.shape[1], i
+    if out.shape[0] != n or out.shape[1] != k + 1:
+        raise ValueError(f"shape mismatch: channels {n}x{k}, out {out.shape[0]}x{out.shape[1]}")
+    if n == 0:
+        return np.asarray(out)
+    with nogil:
+        for i in range(n):
+            if k:
+                memcpy(&out[i, 0], &channels[i, 0], k * sizeof(double))
+            out[i, k] = 1.0
+    return np.asarray(out)
+
+
+def error_sums(const double[::1] pos_left, const double[::1] pos_right, const double[::1] neg_left,
+               const double[::1] neg_right, double b0, double d0, bint add, double[::1] b, double[::1] d):
+    """A node's error sums of its labelled splits (:func:`csrepro.weak.splits.discrete_scores`), C candidates: at
+    2c ("left -1, right +1") b = ``pos_left[c]``, d = ``neg_right[c]``; at 2c + 1 b = ``pos_right[c]``, d =
+    ``neg_left[c]``; with ``add``, plus ``b0`` / ``d0`` (one addition each, NumPy's bits).  ``b``, ``d``: (2C,)."""
+    cdef Py_ssize_t C = pos_left.shape[0], c
+    if pos_right.shape[0] != C or neg_left.shape[0] != C or neg_right.shape[0] != C or b.shape[0] != 2 * C \
+            or d.shape[0] != 2 * C:
+        raise ValueError(f"shape mismatch: sums {C}, {pos_right.shape[0]}, {neg_left.shape[0]}, "
+                         f"{neg_right.shape[0]}; b {b.shape[0]}, d {d.shape[0]} (2C)")
+    with nogil:
+        if add:
+            for c in range(C):
+                b[2 * c] = pos_left[c] + b0
+                b[2 * c + 1] = pos_right[c] + b0
+                d[2 * c] = neg_right[c] + d0
+                d[2 * c + 1] = neg_left[c] + d0
+        else:
+            for c in range(C):
+                b[2 * c] = pos_left[c]
+                b[2 * c + 1] = pos_right[c]
+                d[2 * c] = neg_right[c]
+                d[2 * c + 1] = neg_left[c]
+
+
 def best_score(const double[::1] scores, double rtol):
     """(i, low): i the first index whose score is at most low' + ``rtol`` x max |score| over the finite scores
     (low' their least; 0 when none is finite), and low = ``scores.min()`` (NaN when a score is NaN; NaN for no
     scores).  Candidates tied to rounding are so broken by position; one pass and a short second one."""
     cdef Py_ssize_t n = scores.shape[0], i, first = 0
-    cdef double x, lo = INFINITY, every = INFINITY, top = 0.0, thr
-    cdef bint finite = False, nan = n == 0
+    cdef double lo = INFINITY, every = INFINITY, top = 0.0, thr
+    cdef bint nan = n == 0
     with nogil:
-        for i in range(n):
-            x = scores[i]
-            if x != x:
-                nan = True
-                continue
-            if x < every:
-                every = x
-            if fabs(x) < INFINITY:
-                finite = True
-                if x < lo:
-                    lo = x
-                if fabs(x) > top:
-                    top = fabs(x)
-        if finite:
+        if n:  # the least entry, the least finite one and the largest finite |entry| in one SIMD pass
+            nan = _score_range(&scores[0], n, &every, &lo, &top)
+        if lo < INFINITY:  # some entry finite
             thr = lo + rtol * top
             for i in range(n):
                 if scores[i] <= thr:

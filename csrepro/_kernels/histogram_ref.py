@@ -84,6 +84,28 @@ def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total):
     return w
 
 
+def class_channels(w, y, out):
+    """out (n, 2): w 1[y > 0], w 1[y <= 0] (NaN y: the second)."""
+    pos = np.asarray(y) > 0
+    np.multiply(w, pos, out=out[:, 0])
+    np.multiply(w, ~pos, out=out[:, 1])
+    return out
+
+
+def with_counts(channels, out):
+    """out (n, k + 1): the channels, then ones."""
+    out[:, :-1], out[:, -1] = channels, 1.0
+    return out
+
+
+def error_sums(pos_left, pos_right, neg_left, neg_right, b0, d0, add, b, d):
+    """b, d (2C,): at 2c (pos_left, neg_right), at 2c + 1 (pos_right, neg_left), plus (b0, d0) when ``add``."""
+    b[0::2], b[1::2], d[0::2], d[1::2] = pos_left, pos_right, neg_right, neg_left
+    if add:
+        b += b0
+        d += d0
+
+
 def best_score(scores, rtol):
     """(the first index whose score is within ``rtol`` x (largest finite |score|) of the least finite one, 0 when
     none is finite; ``scores.min()``, NaN for no scores)."""

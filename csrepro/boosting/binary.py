@@ -25,9 +25,9 @@ from csrepro.validation import (
 from csrepro.weak.base import WeakLearner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import (
-    Discrete,
     LeastSquares,
     class_channels,
+    error_criterion,
     posterior_cells,
     wls_channels,
 )
@@ -88,7 +88,8 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
 
     Each iteration m: ``channels, criterion = self._objective(state)``; the weak learner fits
     them (:mod:`csrepro.weak.criteria`) giving h_m; ``alpha = self._coefficient(state, h, hx)``
-    with hx = h_m(x_i) on the training rows (None: stop without adding h_m); then the base sets
+    with hx = h_m(x_i) on the training rows (from the learner's ``fit_predict`` where it has one, else
+    ``h.predict``; None: stop without adding h_m); then the base sets
     ``state.F += alpha * hx`` and calls ``self._update(state, alpha * hx)``.  Training ends after
     ``n_estimators`` steps, when the weak learner returns None, or when a hook sets ``state.stop``.
 
@@ -205,16 +206,21 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         X, ypm = self._validate_training(X, y)
         sw, X, ypm = drop_unweighted(check_sample_weight(sample_weight, X), X, ypm)
         data = BinnedData.memoised(X, self.max_bins)
-        columns = np.asfortranarray(X)  # the same X, column-major: a weak hypothesis reads a few whole columns
+        fit_predict = getattr(learner, "fit_predict", None)  # h and h(x_i) on the training rows, without a walk
+        # else the same X, column-major: a weak hypothesis reads a few whole columns
+        columns = np.asfortranarray(X) if fit_predict is None else None
         state = self._init_state(ypm, sw)
         estimators, alphas = [], []
         for m in range(self.n_estimators):
             state.m = m
             channels, criterion = self._objective(state)
-            h = learner.fit(data, channels, criterion)
+            if fit_predict is None:
+                h = learner.fit(data, channels, criterion)
+                hx = None if h is None else h.predict(columns)
+            else:
+                h, hx = fit_predict(data, channels, criterion)
             if h is None:
                 break
-            hx = h.predict(columns)
             alpha = self._coefficient(state, h, hx)
             if alpha is None:
                 break
@@ -285,6 +291,10 @@ def _exp_loss(Wp, Wn, f):
     return Wp * np.exp(-f) + Wn * np.exp(f)
 
 
+#: AdaBoost's criterion: the weighted error pos[:, 1] + neg[:, 0] (negatives mapped to +1, positives to -1)
+_WEIGHTED_ERROR = error_criterion(lambda b, d: d + b)
+
+
 class AdaBoostClassifier(_BinaryBoost):
     """Discrete AdaBoost (Freund & Schapire 1997; thesis Sec. VI.C.1).
 
@@ -301,10 +311,10 @@ class AdaBoostClassifier(_BinaryBoost):
     ERR_FLOOR = 1e-10
 
     def _objective(self, state):
-        return class_channels(state.w, state.y), Discrete(lambda pos, neg: pos[:, 1] + neg[:, 0])
+        return class_channels(state.w, state.y), _WEIGHTED_ERROR
 
     def _coefficient(self, state, h, hx):
-        err = float(state.w[hx != state.y].sum() / state.w.sum())
+        err = float(state.w.compress(hx != state.y).sum() / state.w.sum())  # compress: w[mask], in half the time
         if err >= 0.5:
             return None
         if err <= self.ERR_FLOOR:

@@ -29,9 +29,9 @@ from csrepro.boosting.binary import (
 )
 from csrepro.costs import validate_cost_matrix
 from csrepro.weak.criteria import (
-    Discrete,
     LeastSquares,
     class_channels,
+    error_criterion,
     posterior_cells,
     wls_channels,
 )
@@ -136,9 +136,9 @@ class CSAdaBoostClassifier(_ExponentialCS):
 
     def _objective(self, state):
         pos = state.y > 0
-        Tp, Tm = float(state.w[pos].sum()), float(state.w[~pos].sum())
-        return class_channels(state.w, state.y), Discrete(lambda P, N: steps.ada_losses(N[:, 0], P[:, 1], Tp, Tm,
-                                                                                       *self.costs_))
+        Tp, Tm = float(state.w.compress(pos).sum()), float(state.w.compress(~pos).sum())  # w[pos], in half the time
+        return class_channels(state.w, state.y), error_criterion(lambda b, d: steps.ada_losses(b, d, Tp, Tm,
+                                                                                              *self.costs_))
 
     def _coefficient(self, state, h, hx):
         pos_sums = h.cell_sums[h.values > 0].sum(axis=0)

@@ -29,15 +29,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from csrepro._kernels import backend
+from csrepro.weak.binning import KERNELS
+
 __all__ = ["Cells", "Criterion", "Discrete", "Gini", "LeastCost", "LeastSquares", "SignRegression", "class_channels",
-           "label_channels", "posterior_cells", "wls_channels"]
+           "error_criterion", "label_channels", "posterior_cells", "wls_channels"]
 
 
 @dataclass(frozen=True)
 class Discrete:
-    """Criterion of {-1, +1}-valued weak learners: ``score(pos, neg) -> (C,)``, lower is better."""
+    """Criterion of {-1, +1}-valued weak learners: ``score(pos, neg) -> (C,)``, lower is better.
+
+    ``errors``: None, or ``errors(b, d) -> (C,)`` with ``score(pos, neg)`` equal to ``errors(neg[:, 0], pos[:, 1])``
+    bit for bit (see :func:`error_criterion`): the learners then sum only those two channels of each candidate and
+    call it once per node, on both labellings of its candidates (a score like ``ada_losses``, exact only where it
+    can decide the least, decides over all of them).
+    """
 
     score: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    errors: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+
+
+def error_criterion(errors: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Discrete:
+    """The :class:`Discrete` criterion ``errors(b, d)`` of the error sums of :func:`class_channels`: b = ``neg[:, 0]``
+    (positives mapped to -1), d = ``pos[:, 1]`` (negatives mapped to +1); e.g. AdaBoost's weighted error b + d."""
+    return Discrete(lambda pos, neg: errors(neg[:, 0], pos[:, 1]), errors)
 
 
 @dataclass(frozen=True)
@@ -49,12 +65,11 @@ class Cells:
 
 
 def class_channels(w: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Channels (w_i 1[y_i = +1], w_i 1[y_i = -1]), shape (n, 2), for labels y in {-1, +1}."""
-    pos = np.asarray(y) > 0
-    out = np.empty((len(pos), 2))
-    np.multiply(w, pos, out=out[:, 0])  # w * 1.0 = w, w * 0.0 = 0.0 for the finite, non-negative weights
-    np.multiply(w, ~pos, out=out[:, 1])
-    return out
+    """Channels (w_i 1[y_i = +1], w_i 1[y_i = -1]), shape (n, 2), for labels y in {-1, +1} (the backend's
+    ``class_channels``: w * 1.0 = w, w * 0.0 = 0.0 for the finite, non-negative weights)."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    w = np.ascontiguousarray(np.broadcast_to(np.asarray(w, dtype=np.float64), y.shape))
+    return KERNELS[backend.current()].class_channels(w, y, np.empty((len(y), 2)))
 
 
 def wls_channels(w: np.ndarray, z: np.ndarray) -> np.ndarray:

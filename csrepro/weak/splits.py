@@ -79,13 +79,22 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
     """Scores (2C,) of the labelled splits: at 2c "left -1, right +1" of candidate c, at 2c + 1 "left +1, right -1".
 
     ``base``: None, or the sums (pos, neg), each (k,), already mapped to +1 / -1 by the rest of a tree.
-    The criterion is called once per labelling, with (C, k) arrays.
+    The criterion is called once per labelling, with (C, k) arrays; or its ``errors`` form once, on the two error
+    sums (2C,) of every labelled split, in the order of the scores (only those channels added: the same bits).
     """
     L, R = scan.L, scan.R
-    sides = [(R, L), (L, R)] if base is None else [(R + base[0], L + base[1]), (L + base[0], R + base[1])]
-    scores = np.empty(2 * len(scan.valid))
-    for start, (pos, neg) in enumerate(sides):
-        scores[start::2] = criterion.score(pos, neg)
-    invalid = 2 * np.flatnonzero(~scan.valid)
-    scores[invalid] = scores[invalid + 1] = np.inf
+    if criterion.errors is None:
+        scores = np.empty(2 * len(scan.valid))
+        sides = [(R, L), (L, R)] if base is None else [(R + base[0], L + base[1]), (L + base[0], R + base[1])]
+        for start, (pos, neg) in enumerate(sides):
+            scores[start::2] = criterion.score(pos, neg)
+    else:  # b = neg[:, 0], d = pos[:, 1]: at 2c (L[c, 0], R[c, 1]), at 2c + 1 (R[c, 0], L[c, 1])
+        b, d = np.empty(2 * len(scan.valid)), np.empty(2 * len(scan.valid))
+        b0, d0 = (0.0, 0.0) if base is None else (base[1][0], base[0][1])
+        sums = [np.ascontiguousarray(S[:, c], dtype=np.float64) for c in (0, 1) for S in (L, R)]
+        KERNELS[backend.current()].error_sums(*sums, b0, d0, base is not None, b, d)
+        scores = np.ascontiguousarray(criterion.errors(b, d), dtype=np.float64)
+    if not scan.valid.all():
+        invalid = 2 * np.flatnonzero(~scan.valid)
+        scores[invalid] = scores[invalid + 1] = np.inf
     return scores

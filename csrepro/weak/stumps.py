@@ -15,6 +15,7 @@ import numpy as np
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
 from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
+from csrepro.weak.trees import _column
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,11 +40,23 @@ class StumpLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Stump | None:
         """The stump minimising ``criterion``; None when every feature is constant."""
+        return self._fit(data, channels, criterion)[0]
+
+    def fit_predict(self, data: BinnedData, channels: np.ndarray, criterion) -> tuple[Stump | None, np.ndarray | None]:
+        """``fit``'s stump and its outputs on the training rows, ``stump.predict`` of the training X (a split on codes
+        is the rule on raw values), from the feature's codes.  (None, None) when every feature is constant."""
+        h, b = self._fit(data, channels, criterion)
+        if h is None:
+            return None, None
+        return h, h.values[(_column(data, h.feature) > b).view(np.uint8)]
+
+    def _fit(self, data, channels, criterion):
+        """(the stump, its bin: "code <= bin" goes left), or (None, None)."""
         if isinstance(criterion, SignRegression):
             raise TypeError("stumps fit Discrete or Cells criteria; SignRegression is the line learner's")
         flat, feature, b = data.candidates
         if len(flat) == 0:
-            return None
+            return None, None
         scan = scan_node(data, data.histogram(channels))
         if isinstance(criterion, Discrete):
             scores = discrete_scores(scan, criterion)
@@ -55,4 +68,4 @@ class StumpLearner:
             c = best = first_min(scores)
             values = np.array([criterion.value(scan.L[c]), criterion.value(scan.R[c])], dtype=float)
         return Stump(int(feature[c]), data.threshold(int(feature[c]), int(b[c])), values,
-                     np.vstack([scan.L[c], scan.R[c]]), float(scores[best]))
+                     np.vstack([scan.L[c], scan.R[c]]), float(scores[best])), int(b[c])

@@ -7,7 +7,8 @@ A sample-count channel rides along, so splits leaving a side without samples are
 A leaf's scan keeps its distinct splits only (a bin holding none of the leaf's rows repeats the split before
 it, bit for bit: same scores, and a tie goes to the first), so that a child of data with one bin per distinct
 value (``max_bins=None``) scores about as many splits as it has distinct values.
-The children of the last split need only their sums, which the parent's scan already holds.
+The children of the last split need only their sums, which the parent's scan already holds (and their rows, for
+:meth:`TreeLearner.fit_predict`: a booster's training outputs without walking X down the tree).
 
 * Cells criterion: leaves output ``criterion.value`` of their sums; a split must lower the
   summed cell loss (e.g. weighted SSE for regression trees, (VI.44) for CS-RealBoost).
@@ -90,8 +91,9 @@ def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
     if "bin_counts" not in data.cache:
         data.cache["bin_counts"] = data.histogram(np.ones((data.n_samples, 1)))[:, 0]
     k = np.shape(channels)[1]
-    H = np.empty((data.mapper.total_bins, k + 1))
-    H[:, :k] = data.histogram(channels)
+    H, Hk = np.empty((data.mapper.total_bins, k + 1)), data.histogram(channels)
+    for c in range(k):  # column by column: one long strided copy each (faster than k-wide rows)
+        H[:, c] = Hk[:, c]
     H[:, k] = data.cache["bin_counts"]
     return H
 
@@ -126,13 +128,30 @@ class TreeLearner:
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> Tree | None:
         """The greedily grown tree; None when every feature is constant."""
+        grown = self._grow(data, channels, criterion, keep_rows=False)
+        return None if grown is None else grown[0]
+
+    def fit_predict(self, data: BinnedData, channels: np.ndarray, criterion) -> tuple[Tree | None, np.ndarray | None]:
+        """``fit``'s tree and its outputs on the training rows, ``tree.predict`` of the training X (a split on codes
+        is the rule on raw values): each row's leaf from the partitions made while growing, no walk down the tree
+        (the last split's rows partitioned too).  (None, None) when every feature is constant."""
+        grown = self._grow(data, channels, criterion, keep_rows=True)
+        if grown is None:
+            return None, None
+        tree, leaves = grown
+        hx = np.empty((data.n_samples,) + tree.values.shape[1:])
+        for i, lf in enumerate(leaves):
+            hx[slice(None) if lf.rows is None else lf.rows] = tree.values[i]
+        return tree, hx
+
+    def _grow(self, data, channels, criterion, keep_rows):
+        """(tree, its leaves) or None when every feature is constant; ``keep_rows``: every leaf keeps its rows."""
         if isinstance(criterion, SignRegression):
             raise TypeError("trees fit Discrete or Cells criteria; SignRegression is the line learner's")
         if len(data.candidates[0]) == 0:
             return None
-        counted = np.empty((len(channels), np.shape(channels)[1] + 1))  # last channel: sample counts
-        counted[:, :-1] = channels
-        counted[:, -1] = 1.0
+        channels = np.ascontiguousarray(channels, dtype=np.float64)
+        counted = data.kernel.with_counts(channels, np.empty((len(channels), channels.shape[1] + 1)))  # last: counts
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
         leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]
@@ -152,11 +171,11 @@ class TreeLearner:
             c, flip = divmod(best, 2) if discrete else (best, 0)
             last = len(leaves) + 2 == self.max_leaves or (self.max_depth is not None
                                                           and leaf.depth + 1 >= self.max_depth)
-            new = self._split(data, counted, nodes, leaf, c, last=last)
+            new = self._split(data, counted, nodes, leaf, c, last=last, keep_rows=keep_rows)
             if discrete:
                 new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
             leaves[best_leaf:best_leaf] = new
-        return self._tree(nodes, leaves, criterion, discrete)
+        return self._tree(nodes, leaves, criterion, discrete), leaves
 
     @staticmethod
     def _discrete_scores(leaves, criterion):
@@ -185,8 +204,9 @@ class TreeLearner:
         return (scores, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, np.inf, 0.0)
 
     @staticmethod
-    def _split(data, counted, nodes, leaf, c, last):
-        """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves."""
+    def _split(data, counted, nodes, leaf, c, last, keep_rows=False):
+        """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves (``last``: sums only,
+        and their rows with ``keep_rows``)."""
         _, feature, b = data.candidates
         q = leaf.scan.index[c]  # c among the leaf's distinct splits, q among all
         j, bin_ = int(feature[q]), int(b[q])
@@ -197,14 +217,17 @@ class TreeLearner:
             nodes[key] += [val, val]
         totals = [leaf.scan.L[c], leaf.scan.R[c]]
         depth = leaf.depth + 1
-        if last:  # no further split: the children need only their sums
+        if last and not keep_rows:  # no further split: the children need only their sums
             return [_Leaf(ids[s], totals[s], depth=depth) for s in (0, 1)]
         rows = np.empty(data.n_samples if leaf.rows is None else len(leaf.rows), dtype=np.intp)
         n_left = data.kernel.partition_rows(_column(data, j), leaf.rows, bin_, rows)
         kids = [rows[:n_left], rows[n_left:]]
+        if last:
+            return [_Leaf(ids[s], totals[s], kids[s], depth=depth) for s in (0, 1)]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(counted, kids[small])
-        H = [H_small, leaf.H - H_small] if small == 0 else [leaf.H - H_small, H_small]
+        H_big = np.subtract(leaf.H, H_small, out=leaf.H)  # the parent's histogram is not needed any more
+        H = [H_small, H_big] if small == 0 else [H_big, H_small]
         return [_Leaf(ids[s], totals[s], kids[s], H[s], data, depth) for s in (0, 1)]
 
     @staticmethod

@@ -335,6 +335,44 @@ def test_node_scan_hand_computed_and_refuses_bad_layouts():
                             np.empty(3, np.uint8), np.empty(3, np.intp), np.empty(1))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 40), st.integers(0, 4))
+def test_class_channels_and_with_counts_equal_reference(seed, n, k):
+    """class_channels (labels +-1, 0, NaN; weights 0, tiny, inf) and with_counts, bit for bit (zero signs too)."""
+    rng = np.random.default_rng(seed)
+    w = rng.choice([0.0, 5e-324, 1.0, np.inf], n) * rng.random(n)
+    y = rng.choice([1.0, -1.0, 0.0, np.nan], n)
+    got = histogram.class_channels(w, y, np.empty((n, 2)))
+    with np.errstate(invalid="ignore"):  # inf * 0.0
+        want = histogram_ref.class_channels(w, y, np.empty((n, 2)))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    ch = rng.normal(size=(n, k))
+    got, want = histogram.with_counts(ch, np.empty((n, k + 1))), histogram_ref.with_counts(ch, np.empty((n, k + 1)))
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.with_counts(ch, np.empty((n, k + 2)))
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.class_channels(w, y, np.empty((n, 3)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 20), st.booleans())
+def test_error_sums_equals_reference(seed, C, add):
+    """The interleaved error sums, with and without the base added, bit for bit; shapes checked."""
+    rng = np.random.default_rng(seed)
+    sums = [rng.random(C) * rng.choice([1e-300, 1.0, 1e300], C) for _ in range(4)]
+    b0, d0 = rng.random(2)
+    got, want = [np.full(2 * C, np.nan) for _ in range(2)], [np.full(2 * C, np.nan) for _ in range(2)]
+    histogram.error_sums(*sums, b0, d0, add, *got)
+    histogram_ref.error_sums(*sums, b0, d0, add, *want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[0][::2], sums[0] + b0 if add else sums[0])
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.error_sums(*sums, b0, d0, add, np.empty(2 * C + 1), got[1])
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.sampled_from([0.0, 1e-12, 0.1]))
 def test_best_score_equals_reference(seed, n, rtol):

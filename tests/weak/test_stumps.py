@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, wls_channels
@@ -82,3 +84,50 @@ def test_constant_features_give_none():
     ch = class_channels(np.full(5, 0.2), np.array([1, -1, 1, -1, 1.0]))
     assert StumpLearner().fit(BinnedData(X), ch, WEIGHTED_ERROR) is None
     assert TreeLearner(4).fit(BinnedData(X), ch, WEIGHTED_ERROR) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_error_form_scores_are_the_score_bits(seed, with_base, counted):
+    """discrete_scores of an error_criterion (only the error sums b, d added) equal those of the same criterion as a
+    plain score on (pos, neg), bit for bit, with and without a tree's base sums, invalid splits included."""
+    from csrepro.weak.criteria import class_channels, error_criterion
+    from csrepro.weak.splits import discrete_scores, scan_node
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 40))
+    X = rng.integers(0, 6, (n, 3)).astype(float)
+    data = BinnedData(X)
+    ch = class_channels(rng.random(n), np.where(rng.random(n) < 0.4, 1.0, -1.0))
+    if counted:  # a subset's histogram with a count channel: some splits leave a side empty
+        rows = np.flatnonzero(rng.random(n) < 0.5)
+        scan = scan_node(data, data.histogram(np.column_stack([ch, np.ones(n)]), rows), counted=True, distinct=True)
+    else:
+        scan = scan_node(data, data.histogram(ch))
+    base = (rng.random(2), rng.random(2)) if with_base else None
+    for errors in (lambda b, d: d + b, lambda b, d: 3.0 * b + np.sqrt(d)):
+        plain = Discrete(lambda pos, neg: errors(neg[:, 0], pos[:, 1]))
+        np.testing.assert_array_equal(discrete_scores(scan, error_criterion(errors), base),
+                                      discrete_scores(scan, plain, base))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["error", "sse"]), st.sampled_from([None, 3]))
+def test_stump_fit_predict_is_fit_then_predict(seed, kind, max_bins):
+    """fit_predict's stump is fit's and its outputs are stump.predict(X), bit for bit (binned or every value)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 30))
+    X = np.round(rng.normal(size=(n, 3)), 1)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    ch = class_channels(rng.random(n), y) if kind == "error" else wls_channels(rng.random(n), rng.normal(size=n))
+    crit = WEIGHTED_ERROR if kind == "error" else LeastSquares()
+    data = BinnedData(X, max_bins)
+    h, hx = StumpLearner().fit_predict(data, ch, crit)
+    want = StumpLearner().fit(data, ch, crit)
+    if want is None:
+        assert h is None and hx is None
+        return
+    assert (h.feature, h.threshold, h.score) == (want.feature, want.threshold, want.score)
+    np.testing.assert_array_equal(h.values, want.values)
+    np.testing.assert_array_equal(h.cell_sums, want.cell_sums)
+    np.testing.assert_array_equal(hx, want.predict(X))

@@ -134,3 +134,26 @@ def test_apply_walks_each_row_down_the_tree(seed, n_splits):
             v = left[v] if x[feature[v]] <= threshold[v] else right[v]
         want.append(leaf[v])
     np.testing.assert_array_equal(tree.apply(X), want)
+
+
+@settings(max_examples=80, deadline=None)
+@given(problems(), st.sampled_from(["error", "error_form", "sse", "gini"]), st.integers(2, 6),
+       st.sampled_from([None, 2]))
+def test_fit_predict_is_fit_then_predict(problem, kind, max_leaves, max_depth):
+    """fit_predict's tree is fit's (every node and cell, bit for bit) and its outputs are tree.predict(X), (n, K)
+    vector cells included; a tree that stops early (or at the root) too."""
+    from csrepro.weak.criteria import Gini, error_criterion, label_channels
+
+    X, y, w, z = problem
+    ch = {"sse": wls_channels(w, z), "gini": label_channels(w, (y > 0).astype(int), 2)}.get(kind, class_channels(w, y))
+    crit = {"error": WEIGHTED_ERROR, "error_form": error_criterion(lambda b, d: d + b), "sse": LeastSquares(),
+            "gini": Gini()}[kind]
+    learner, data = TreeLearner(max_leaves, max_depth), BinnedData(X)
+    tree, hx = learner.fit_predict(data, ch, crit)
+    want = learner.fit(data, ch, crit)
+    if want is None:
+        assert tree is None and hx is None
+        return
+    for attr in ("feature", "threshold", "left", "right", "leaf", "values", "cell_sums", "score"):
+        np.testing.assert_array_equal(getattr(tree, attr), getattr(want, attr))
+    np.testing.assert_array_equal(hx, want.predict(X))

@@ -7,6 +7,7 @@
 #define CSREPRO_HISTOGRAM_SIMD_H
 
 #include <Python.h>  /* Py_ssize_t */
+#include <math.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -246,6 +247,54 @@ static inline void csrepro_dense3x4(double* base, Py_ssize_t Bk, const unsigned 
     }
 }
 
+/* ---- best_score ---- */
+/* One pass over s[0..n-1]: *every the least non-NaN entry (HUGE_VAL when none), *lo the least finite one (HUGE_VAL
+   when none), *top the largest |finite| (0.0 when none); returns whether some entry is NaN.  Two entries at a time in
+   SSE2 registers (min / max select an operand: the values are entries, only the sign of a zero minimum may differ
+   from a scalar scan's), the last one scalar. */
+static inline int csrepro_score_range(const double* s, Py_ssize_t n, double* every, double* lo, double* top) {
+    double e = HUGE_VAL, l = HUGE_VAL, t = 0.0, x, a;
+    int nan = 0;
+    Py_ssize_t i = 0;
+#if defined(__SSE2__)
+    const __m128d inf = _mm_set1_pd(HUGE_VAL), sign = _mm_set1_pd(-0.0);
+    __m128d ve = inf, vl = inf, vt = _mm_setzero_pd(), vn = _mm_setzero_pd();
+    double r[2];
+    for (; i + 2 <= n; i += 2) {
+        __m128d v = _mm_loadu_pd(s + i), av = _mm_andnot_pd(sign, v);
+        __m128d fin = _mm_cmplt_pd(av, inf);  /* false for +-inf and NaN */
+        vn = _mm_or_pd(vn, _mm_cmpunord_pd(v, v));
+        ve = _mm_min_pd(v, ve);  /* a NaN v: ve kept */
+        vl = _mm_min_pd(_mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, inf)), vl);
+        vt = _mm_max_pd(_mm_and_pd(fin, av), vt);
+    }
+    nan = _mm_movemask_pd(vn) != 0;
+    _mm_storeu_pd(r, ve);
+    e = r[1] < r[0] ? r[1] : r[0];
+    _mm_storeu_pd(r, vl);
+    l = r[1] < r[0] ? r[1] : r[0];
+    _mm_storeu_pd(r, vt);
+    t = r[1] > r[0] ? r[1] : r[0];
+#endif
+    for (; i < n; i++) {
+        x = s[i];
+        if (x != x) {
+            nan = 1;
+            continue;
+        }
+        e = x < e ? x : e;
+        a = fabs(x);
+        if (a < HUGE_VAL) {
+            l = x < l ? x : l;
+            t = a > t ? a : t;
+        }
+    }
+    *every = e;
+    *lo = l;
+    *top = t;
+    return nan;
+}
+
 /* ---- node_scan ---- */
 #define CSREPRO_SCAN_MAXK 256
 /* node_scan's pass (see histogram.pyx for what it computes), k <= CSREPRO_SCAN_MAXK channels, H (B, k) contiguous, L
@@ -305,6 +354,12 @@ static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const 
                                            int counted, int distinct, double* L, Py_ssize_t ls, double* R,
                                            Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
                                            double* left) {
+    /* constants where the loops are hot: a stump's two channels (every split), a tree node's two and a count
+       (distinct splits) */
+    if (k == 2 && !counted && !distinct)
+        return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left);
+    if (k == 3 && counted && distinct)
+        return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left);
     switch (k) {
     case 2: return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
     case 3: return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
