@@ -518,28 +518,22 @@ def with_counts(const double[:, ::1] channels, double[:, ::1] out):
 
 
 def error_sums(const double[::1] pos_left, const double[::1] pos_right, const double[::1] neg_left,
-               const double[::1] neg_right, double b0, double d0, bint add, double[::1] b, double[::1] d):
+               const double[::1] neg_right, double b0, double d0, double[::1] b, double[::1] d):
     """A node's error sums of its labelled splits (:func:`csrepro.weak.splits.discrete_scores`), C candidates: at
-    2c ("left -1, right +1") b = ``pos_left[c]``, d = ``neg_right[c]``; at 2c + 1 b = ``pos_right[c]``, d =
-    ``neg_left[c]``; with ``add``, plus ``b0`` / ``d0`` (one addition each, NumPy's bits).  ``b``, ``d``: (2C,)."""
+    2c ("left -1, right +1") b = ``pos_left[c]`` + ``b0``, d = ``neg_right[c]`` + ``d0``; at 2c + 1 b =
+    ``pos_right[c]`` + ``b0``, d = ``neg_left[c]`` + ``d0`` (one addition each, NumPy's bits; a base of 0.0 leaves
+    every sum of non-negative weights as it is).  ``b``, ``d``: (2C,)."""
     cdef Py_ssize_t C = pos_left.shape[0], c
     if pos_right.shape[0] != C or neg_left.shape[0] != C or neg_right.shape[0] != C or b.shape[0] != 2 * C \
             or d.shape[0] != 2 * C:
         raise ValueError(f"shape mismatch: sums {C}, {pos_right.shape[0]}, {neg_left.shape[0]}, "
                          f"{neg_right.shape[0]}; b {b.shape[0]}, d {d.shape[0]} (2C)")
     with nogil:
-        if add:
-            for c in range(C):
-                b[2 * c] = pos_left[c] + b0
-                b[2 * c + 1] = pos_right[c] + b0
-                d[2 * c] = neg_right[c] + d0
-                d[2 * c + 1] = neg_left[c] + d0
-        else:
-            for c in range(C):
-                b[2 * c] = pos_left[c]
-                b[2 * c + 1] = pos_right[c]
-                d[2 * c] = neg_right[c]
-                d[2 * c + 1] = neg_left[c]
+        for c in range(C):
+            b[2 * c] = pos_left[c] + b0
+            b[2 * c + 1] = pos_right[c] + b0
+            d[2 * c] = neg_right[c] + d0
+            d[2 * c + 1] = neg_left[c] + d0
 
 
 def best_score(const double[::1] scores, double rtol):

@@ -98,12 +98,11 @@ def with_counts(channels, out):
     return out
 
 
-def error_sums(pos_left, pos_right, neg_left, neg_right, b0, d0, add, b, d):
-    """b, d (2C,): at 2c (pos_left, neg_right), at 2c + 1 (pos_right, neg_left), plus (b0, d0) when ``add``."""
+def error_sums(pos_left, pos_right, neg_left, neg_right, b0, d0, b, d):
+    """b, d (2C,): at 2c (pos_left, neg_right), at 2c + 1 (pos_right, neg_left), plus (b0, d0)."""
     b[0::2], b[1::2], d[0::2], d[1::2] = pos_left, pos_right, neg_right, neg_left
-    if add:
-        b += b0
-        d += d0
+    b += b0
+    d += d0
 
 
 def best_score(scores, rtol):

@@ -246,6 +246,17 @@ class BinnedData:
             return None
         return np.ascontiguousarray(self.codes.T, dtype=np.uint16)
 
+    def column(self, j: int) -> np.ndarray:
+        """Feature j's training codes, contiguous: a row of ``codes_columns``, else of ``codes.T`` copied once."""
+        if self.codes_columns is not None:
+            return self.codes_columns[j]
+        return self._codes_t[j]
+
+    @cached_property
+    def _codes_t(self) -> np.ndarray:
+        """``codes.T``, contiguous (for :meth:`column` where ``codes_columns`` is None)."""
+        return np.ascontiguousarray(self.codes.T)
+
     @cached_property
     def layout(self) -> SparseLayout | None:
         """The :class:`SparseLayout` of a uniform binning (features whose most frequent bin holds at least

@@ -92,7 +92,7 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
         b, d = np.empty(2 * len(scan.valid)), np.empty(2 * len(scan.valid))
         b0, d0 = (0.0, 0.0) if base is None else (base[1][0], base[0][1])
         sums = [np.ascontiguousarray(S[:, c], dtype=np.float64) for c in (0, 1) for S in (L, R)]
-        KERNELS[backend.current()].error_sums(*sums, b0, d0, base is not None, b, d)
+        KERNELS[backend.current()].error_sums(*sums, b0, d0, b, d)
         scores = np.ascontiguousarray(criterion.errors(b, d), dtype=np.float64)
     if not scan.valid.all():
         invalid = 2 * np.flatnonzero(~scan.valid)

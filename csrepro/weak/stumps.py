@@ -15,7 +15,6 @@ import numpy as np
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
 from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
-from csrepro.weak.trees import _column
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,7 +47,7 @@ class StumpLearner:
         h, b = self._fit(data, channels, criterion)
         if h is None:
             return None, None
-        return h, h.values[(_column(data, h.feature) > b).view(np.uint8)]
+        return h, h.values[(data.column(h.feature) > b).view(np.uint8)]
 
     def _fit(self, data, channels, criterion):
         """(the stump, its bin: "code <= bin" goes left), or (None, None)."""

@@ -76,15 +76,6 @@ class Tree:
         return self.values[self.apply(X)]
 
 
-def _column(data: BinnedData, j: int) -> np.ndarray:
-    """Feature j's training codes, contiguous: a row of ``codes_columns``, else of ``codes.T`` copied once per fit."""
-    if data.codes_columns is not None:
-        return data.codes_columns[j]
-    if "codes_t" not in data.cache:
-        data.cache["codes_t"] = np.ascontiguousarray(data.codes.T)
-    return data.cache["codes_t"][j]
-
-
 def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
     """The root's histogram of ``channels`` with a sample-count channel last: the channels' pass (the bits of the
     pass over the counted channels, channel by channel) beside the bins' row counts (exact, summed once per data)."""
@@ -220,7 +211,7 @@ class TreeLearner:
         if last and not keep_rows:  # no further split: the children need only their sums
             return [_Leaf(ids[s], totals[s], depth=depth) for s in (0, 1)]
         rows = np.empty(data.n_samples if leaf.rows is None else len(leaf.rows), dtype=np.intp)
-        n_left = data.kernel.partition_rows(_column(data, j), leaf.rows, bin_, rows)
+        n_left = data.kernel.partition_rows(data.column(j), leaf.rows, bin_, rows)
         kids = [rows[:n_left], rows[n_left:]]
         if last:
             return [_Leaf(ids[s], totals[s], kids[s], depth=depth) for s in (0, 1)]

@@ -358,19 +358,24 @@ def test_class_channels_and_with_counts_equal_reference(seed, n, k):
 
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 20), st.booleans())
-def test_error_sums_equals_reference(seed, C, add):
-    """The interleaved error sums, with and without the base added, bit for bit; shapes checked."""
+def test_error_sums_equals_reference(seed, C, root):
+    """The interleaved error sums plus the base (a root's 0.0 leaves each sum's bits), bit for bit; shapes checked."""
     rng = np.random.default_rng(seed)
-    sums = [rng.random(C) * rng.choice([1e-300, 1.0, 1e300], C) for _ in range(4)]
-    b0, d0 = rng.random(2)
+    sums = [rng.random(C) * rng.choice([0.0, 1e-300, 1.0, 1e300], C) for _ in range(4)]
+    b0, d0 = (0.0, 0.0) if root else rng.random(2)
     got, want = [np.full(2 * C, np.nan) for _ in range(2)], [np.full(2 * C, np.nan) for _ in range(2)]
-    histogram.error_sums(*sums, b0, d0, add, *got)
-    histogram_ref.error_sums(*sums, b0, d0, add, *want)
+    histogram.error_sums(*sums, b0, d0, *got)
+    histogram_ref.error_sums(*sums, b0, d0, *want)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
-    np.testing.assert_array_equal(got[0][::2], sums[0] + b0 if add else sums[0])
+    np.testing.assert_array_equal(got[0][::2], sums[0] + b0)
+    np.testing.assert_array_equal(got[1][1::2], sums[2] + d0)
+    if root:
+        assert all(np.array_equal(g[k::2].view(np.int64), s.view(np.int64))
+                   for g, k, s in [(got[0], 0, sums[0]), (got[0], 1, sums[1]), (got[1], 0, sums[3]),
+                                   (got[1], 1, sums[2])])
     with pytest.raises(ValueError, match="shape mismatch"):
-        histogram.error_sums(*sums, b0, d0, add, np.empty(2 * C + 1), got[1])
+        histogram.error_sums(*sums, b0, d0, np.empty(2 * C + 1), got[1])
 
 
 @settings(max_examples=300, deadline=None)

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from csrepro.weak.binning import BinnedData
-from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, wls_channels
+from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, error_criterion, wls_channels
+from csrepro.weak.splits import discrete_scores, scan_node
 from csrepro.weak.stumps import StumpLearner
 from csrepro.weak.trees import TreeLearner
 
@@ -91,9 +92,6 @@ def test_constant_features_give_none():
 def test_error_form_scores_are_the_score_bits(seed, with_base, counted):
     """discrete_scores of an error_criterion (only the error sums b, d added) equal those of the same criterion as a
     plain score on (pos, neg), bit for bit, with and without a tree's base sums, invalid splits included."""
-    from csrepro.weak.criteria import class_channels, error_criterion
-    from csrepro.weak.splits import discrete_scores, scan_node
-
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 40))
     X = rng.integers(0, 6, (n, 3)).astype(float)
