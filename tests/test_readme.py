@@ -4,10 +4,16 @@ Commands are read from README.md (code blocks and inline code): ``python -m csre
 run with one trial of their smallest dataset (training parts of sets over 400 rows subsampled to a
 quarter) into a temporary results root, then the ``python -m csrepro.report`` commands report from
 it, in README order; ``make`` targets must exist, and one reproduce target runs end to end.
+
+The run and report commands go through their entry points (``csrepro.run.main``, ``csrepro.report.__main__.main``)
+in this process, as ``python -m`` calls them, with the command's argv and environment (an interpreter start-up
+per command was most of this file's time); the end-to-end reproduce target runs both in fresh processes, through
+``make``, as users do.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shlex
@@ -17,11 +23,14 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
+from csrepro import run
 from csrepro.config import CONF_DIR
 from csrepro.data.loaders import resolve_data_root
 from csrepro.data.registry import get_spec
+from csrepro.report.__main__ import main as report_main
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
@@ -96,9 +105,27 @@ def reduced(args: list[str], root: Path) -> list[str]:
     return kept + extra
 
 
-def shell(command: str, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(command, shell=True, cwd=REPO, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, **(env or {})})
+def entry_point(module: str, args: list[str], env: dict, monkeypatch, capsys) -> tuple[int, str]:
+    """``python -m csrepro.<module> *args`` (run or report) with ``env`` set, from the repository, in this process:
+    its exit status and what it wrote. Hydra's global state and the root logger's handlers are restored after."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(sys, "argv", [f"csrepro.{module}", *args])
+    logger = logging.getLogger()
+    handlers, level = logger.handlers[:], logger.level
+    try:
+        status = run.main() if module == "run" else report_main(args)
+    except SystemExit as stop:
+        status = stop.code
+    finally:
+        GlobalHydra.instance().clear()
+        for handler in set(logger.handlers) - set(handlers):
+            logger.removeHandler(handler)
+            handler.close()
+        logger.setLevel(level)
+    out = capsys.readouterr()
+    return status or 0, out.out[-2000:] + out.err[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +138,7 @@ def test_commands_were_found():
 
 
 @pytest.mark.parametrize("command", RUNS)
-def test_run_command(command, root):
+def test_run_command(command, root, monkeypatch, capsys):
     words = shlex.split(command)
     env = {}
     if words[0].startswith("CSREPRO_DATA_DIR="):
@@ -124,18 +151,18 @@ def test_run_command(command, root):
         args = reduced(args, root)
     if any(get_spec(d).reader == "csv" for d in experiment_datasets(args)):
         env.setdefault("CSREPRO_DATA_DIR", data_root())  # skips without a mirror
-    proc = shell(shlex.join([sys.executable, "-m", "csrepro.run", *args]), env)
-    assert proc.returncode == 0, f"{command}\n{proc.stderr[-3000:]}"
+    status, out = entry_point("run", args, env, monkeypatch, capsys)
+    assert status == 0, f"{command}\n{out}"
 
 
 @pytest.mark.parametrize("command", REPORTS)
-def test_report_command(command, root):
+def test_report_command(command, root, monkeypatch, capsys):
     """After the run commands (README order), each report command writes into the same reduced root."""
     args = [a for a in shlex.split(command)[3:] if not a.startswith("results.root=")]
     if "--out" in args:
         args[args.index("--out") + 1] = str(root / "out")
-    proc = shell(shlex.join([sys.executable, "-m", "csrepro.report", *args, f"results.root={root}"]))
-    assert proc.returncode == 0, f"{command}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    status, out = entry_point("report", [*args, f"results.root={root}"], {}, monkeypatch, capsys)
+    assert status == 0, f"{command}\n{out}"
 
 
 @pytest.mark.parametrize("target", MAKES)
