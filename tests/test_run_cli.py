@@ -1,7 +1,12 @@
 """`python -m csrepro.run`: override checks, a killed run resumed, Ctrl-C, two runs into one store, multirun sweeps,
-results.root, what users type, the composition, the report of smoke."""
+results.root, what users type, the composition, the report of smoke.
+
+The entry point runs in the test's process (``cli``) except where a test needs a process of its own: one to
+kill (SIGKILL, its lock left behind), one to interrupt (SIGINT to its process group), one whose pid the second run
+names."""
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -13,6 +18,7 @@ import hydra
 import pandas as pd
 import pytest
 from hydra import initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
 from csrepro import run, runner
@@ -45,12 +51,28 @@ runner.run_experiment(json.loads(sys.argv[1]))
 """
 
 
-def cli(*args, cwd=REPO, check=True):
-    proc = subprocess.run([sys.executable, "-m", "csrepro.run", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
+def cli(monkeypatch, capsys, *args, cwd=REPO, check=True) -> tuple[int, str, str]:
+    """``python -m csrepro.run ARGS`` from ``cwd``, in this process: its exit status, stdout and stderr. The
+    working directory, ``sys.argv``, Hydra's global state and the root logger's handlers and level are restored."""
+    logger = logging.getLogger()
+    handlers, level = logger.handlers[:], logger.level
+    with monkeypatch.context() as patch:
+        patch.chdir(cwd)
+        patch.setattr(sys, "argv", ["csrepro.run", *args])
+        try:
+            status = run.main() or 0
+        except SystemExit as stop:
+            status = stop.code
+        finally:
+            GlobalHydra.instance().clear()
+            for handler in set(logger.handlers) - set(handlers):
+                logger.removeHandler(handler)
+                handler.close()
+            logger.setLevel(level)
+    out, err = capsys.readouterr()
     if check:
-        assert proc.returncode == 0, proc.stderr
-    return proc
+        assert status == 0, out + err
+    return status, out, err
 
 
 def stable(rows):
@@ -86,9 +108,10 @@ def test_cli_typo_fails_fast_with_choices(tmp_path, monkeypatch, capsys):
     assert not store_dir(tmp_path / "smoke").exists()
 
 
-def test_multirun_with_relative_results_root(tmp_path):
-    proc = cli("-m", "+exp=smoke", "exp.n_trials=1,2", "results.root=rel/res", "runner.progress=false", cwd=tmp_path)
-    assert "#1 : +exp=smoke exp.n_trials=2" in proc.stdout + proc.stderr
+def test_multirun_with_relative_results_root(tmp_path, monkeypatch, capsys):
+    _, out, err = cli(monkeypatch, capsys, "-m", "+exp=smoke", "exp.n_trials=1,2", "results.root=rel/res",
+                      "runner.progress=false", cwd=tmp_path)
+    assert "#1 : +exp=smoke exp.n_trials=2" in out + err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rel"]
     rows = read_store(tmp_path / "rel" / "res" / "smoke")
     assert len(rows) == SMOKE_TRIALS and sorted(rows["trial"].unique()) == [0, 1]
@@ -165,7 +188,7 @@ def wait_for_parts(exp_dir, proc, n=1):
     assert proc.poll() is None, "the run ended before the test could act"
 
 
-def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path):
+def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path, monkeypatch, capsys):
     args = (f"results.root={tmp_path / 'r'}", "exp.n_trials=5")
     planned = 2 * 5 * 2  # datasets x trials x methods
     proc = slow_cli(tmp_path, *args)
@@ -176,28 +199,31 @@ def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path)
     stored = len(read_store(tmp_path / "r" / "smoke"))
     assert err == f"interrupted: {stored} of {planned} trials stored; the same command resumes\n"
     assert 0 < stored < planned and not (tmp_path / "r" / "smoke" / "run.lock").exists()
-    cli("+exp=smoke", "runner.progress=false", *args)
+    cli(monkeypatch, capsys, "+exp=smoke", "runner.progress=false", *args)  # in this process
     assert len(read_store(tmp_path / "r" / "smoke")) == planned
 
 
-def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path):
-    """Two runs, one results folder: the second stops before any work naming the first's pid; after the first
-    is killed (its lock file left behind), the same command takes the stale lock over and finishes the trials."""
+def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path, monkeypatch, capsys):
+    """Two runs, one results folder: the second (in this process) stops before any work naming the first's pid;
+    after the first is killed (its lock file left behind), the same command takes the stale lock over and finishes
+    the trials."""
     args = ("+exp=smoke", "runner.progress=false", f"results.root={tmp_path / 'r'}", "exp.n_trials=6")
-    first = slow_cli(tmp_path, *args[2:], pause="3")  # 24 fits of 3 s: it is still running when killed
+    # 24 fits of 1 s: after its first part (2 fits), over 20 s of fits left when the second run checks the lock
+    first = slow_cli(tmp_path, *args[2:], pause="1")
     try:
         wait_for_parts(tmp_path / "r" / "smoke", first)
         parts = sorted(store_dir(tmp_path / "r" / "smoke").glob(PART_GLOB))
-        second = cli(*args, check=False)
-        assert second.returncode == 2 and second.stderr.count("\n") == 1, second.stderr
-        assert second.stderr.startswith(f"store error: the results folder {tmp_path / 'r' / 'smoke'} is in use by a "
-                                        f"run (pid {first.pid}); wait for it to finish")
+        status, out, err = cli(monkeypatch, capsys, *args, check=False)
+        assert first.poll() is None, "the first run ended before the second checked the lock"
+        assert status == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith(f"store error: the results folder {tmp_path / 'r' / 'smoke'} is in use by a "
+                              f"run (pid {first.pid}); wait for it to finish")
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
     assert (tmp_path / "r" / "smoke" / "run.lock").exists()
     assert all(p in sorted(store_dir(tmp_path / "r" / "smoke").glob(PART_GLOB)) for p in parts)
-    cli(*args)
+    cli(monkeypatch, capsys, *args)
     assert len(read_store(tmp_path / "r" / "smoke")) == SMOKE_TRIALS * 3
 
 
