@@ -119,6 +119,24 @@ report:
 }
 
 
+#: in the copy, one fresh process: which csrepro it imports, then ``python -m csrepro.run +exp=mini_demo`` and
+#: ``python -m csrepro.report mini_demo`` (argv: the results root and the reports folder), Hydra's state cleared
+#: between them
+NEW_PAPER_RUN = """
+import runpy, sys
+import csrepro
+from hydra.core.global_hydra import GlobalHydra
+
+print(csrepro.__file__)
+results, reports = sys.argv[1:]
+sys.argv = ["csrepro.run", "+exp=mini_demo", f"results.root={results}", "runner.progress=false"]
+runpy.run_module("csrepro.run", run_name="__main__", alter_sys=True)
+GlobalHydra.instance().clear()
+sys.argv = ["csrepro.report", "mini_demo", f"results.root={results}", "--out", reports]
+runpy.run_module("csrepro.report", run_name="__main__", alter_sys=True)  # exits with the report's status
+"""
+
+
 def test_a_new_paper_needs_only_its_folder(tmp_path):
     """A copy of the repository's code and shared conf/ plus one new folder experiments/mini/ (one dataset, one
     method, one published cell) runs through ``python -m csrepro.run`` and is reported: nothing outside the
@@ -131,17 +149,11 @@ def test_a_new_paper_needs_only_its_folder(tmp_path):
         (tree / "experiments" / "mini" / name).write_text(text)
     assert "mini_demo" not in experiment_names()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "HYDRA_FULL_ERROR")}
-    results = tmp_path / "results"
-
-    def run(*args):
-        done = subprocess.run([sys.executable, *args], cwd=tree, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-2000:]
-        return done.stdout
-
-    # the copy's csrepro is the one imported, not the repository's
-    assert run("-c", "import csrepro; print(csrepro.__file__)").startswith(str(tree))
-    run("-m", "csrepro.run", "+exp=mini_demo", f"results.root={results}", "runner.progress=false")
-    run("-m", "csrepro.report", "mini_demo", f"results.root={results}", "--out", str(tmp_path / "reports"))
-    comparison = pd.read_csv(next((tmp_path / "reports").rglob("comparison.csv")))
+    results, reports = tmp_path / "results", tmp_path / "reports"
+    done = subprocess.run([sys.executable, "-c", NEW_PAPER_RUN, str(results), str(reports)], cwd=tree, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(str(tree))  # the copy's csrepro is the one imported, not the repository's
+    comparison = pd.read_csv(next(reports.rglob("comparison.csv")))
     cell = comparison.set_index(["table", "row", "column"]).loc[("Table 1", "sk_iris", "mcboost")]
     assert cell["published"] == 0.05 and 0 <= cell["reproduced"] <= 1
