@@ -117,7 +117,10 @@ MEASURE = """() => {
 
 
 class Visit:
-    """One page loaded at each window size: its errors, failed requests, measures and what :data:`COLLECT` finds."""
+    """One page loaded, then measured at each window size: its errors, failed requests, measures and what
+    :data:`COLLECT` finds.  The page is loaded once and the window resized: the site's script does not depend on
+    the width and its stylesheet's media queries apply on a resize (a reload at each size measured the same, on
+    every page, when this was changed)."""
 
     def __init__(self, context, path: Path):
         page = context.new_page()
@@ -125,9 +128,9 @@ class Visit:
         page.on("console", lambda m: self.console.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on("requestfailed", lambda r: self.failed.append(r.url))
+        page.goto(path.as_uri(), wait_until="load")
         for size, (width, height) in SIZES.items():
             page.set_viewport_size({"width": width, "height": height})
-            page.goto(path.as_uri(), wait_until="load")
             self.measures[size] = page.evaluate(MEASURE)
         self.found = page.evaluate(COLLECT)
         self.ids = set(self.found["ids"])
