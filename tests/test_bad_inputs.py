@@ -6,14 +6,16 @@ one-line message it must print (a regex searched in the line) and its exit statu
 before any work). Each row runs the real entry point in this process (every row stops before
 Hydra starts a job, so no process is needed) and asserts the status, that stderr is one line
 without a traceback, that stdout is empty, that the smoke store of ``root`` is byte-identical and
-that nothing was written elsewhere. A few cases run in a fresh process: a config error, failed
-trials (exit 1), ``--debug``, a sweep error and a report error; Ctrl-C and the store lock are in
-tests/test_run_cli.py. For the whole module, the committed results/ are byte-identical.
+that nothing was written elsewhere. The cases after the catalogue (failed trials, exit 1; ``--debug``; a sweep
+error; a locked store; a report error) run in this process too; one config error runs in a fresh process; Ctrl-C
+and the store lock of another process are in tests/test_run_cli.py. For the whole module, the committed results/
+are byte-identical.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hydra.core.global_hydra import GlobalHydra
 from joblib import cpu_count
 
 from csrepro import run, runner
@@ -40,8 +43,10 @@ def digest(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file() and ".hydra" not in p.parts}
 
 
-def cli(*args, module="csrepro.run", cwd=REPO):
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+def cli(*args):
+    """``python -m csrepro.run ARGS`` in a fresh process, from the repository."""
+    return subprocess.run([sys.executable, "-m", "csrepro.run", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
 
 
 def committed(folder: Path) -> dict[str, str]:
@@ -348,10 +353,21 @@ def filled(args, places) -> list[str]:
 
 
 def run_main(args, monkeypatch, capsys) -> tuple[int, str, str]:
-    """``python -m csrepro.run ARGS`` in this process (every row stops before Hydra starts)."""
+    """``python -m csrepro.run ARGS`` in this process, which must stop with an exit status (every catalogue row
+    stops before Hydra starts; a run whose trials fail stops after its job): the status, stdout and stderr.
+    Hydra's global state and the root logger's handlers and level (a job configures them) are restored."""
     monkeypatch.setattr(sys, "argv", ["csrepro.run", *args])
-    with pytest.raises(SystemExit) as stop:
-        run.main()
+    logger = logging.getLogger()
+    handlers, level = logger.handlers[:], logger.level
+    try:
+        with pytest.raises(SystemExit) as stop:
+            run.main()
+    finally:
+        GlobalHydra.instance().clear()
+        for handler in set(logger.handlers) - set(handlers):
+            logger.removeHandler(handler)
+            handler.close()
+        logger.setLevel(level)
     out, err = capsys.readouterr()
     return stop.value.code, out, err
 
@@ -406,12 +422,12 @@ def test_debug_flag_shows_the_traceback(tmp_path, monkeypatch):
         run.main()
 
 
-def test_failed_trials_exit_1_with_a_summary(tmp_path):
+def test_failed_trials_exit_1_with_a_summary(tmp_path, monkeypatch, capsys):
     """Two training rows of 150 (stratify off) leave one class in some training parts: those trials fail."""
-    proc = cli(*SMOKE, f"results.root={tmp_path}", "exp.datasets=[sk_iris]", "~exp.protocol.test_size",
-               "+exp.protocol.test_count=148", "exp.protocol.stratify=false")
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    summary = proc.stderr.strip().splitlines()[-1]
+    status, _, err = run_main([*SMOKE, f"results.root={tmp_path}", "exp.datasets=[sk_iris]", "~exp.protocol.test_size",
+                               "+exp.protocol.test_count=148", "exp.protocol.stratify=false"], monkeypatch, capsys)
+    assert status == 1 and "Traceback" not in err
+    summary = err.strip().splitlines()[-1]
     assert re.match(r"error: smoke: \d of the 4 trials run failed \(first: sk_iris trial \d ", summary), summary
     assert "needs at least 2 classes" in summary and str(tmp_path / "smoke" / runner.FAILURES) in summary
     failed = pd.read_csv(tmp_path / "smoke" / runner.FAILURES)
