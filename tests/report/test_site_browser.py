@@ -275,9 +275,9 @@ def test_screenshots(site, browser, tmp_path):
     folder.mkdir(parents=True, exist_ok=True)
     page = browser.new_page()
     for name in ("index", "leaderboard"):
+        page.goto((site / f"{name}.html").as_uri(), wait_until="load")
         for size, (width, height) in SIZES.items():
-            page.set_viewport_size({"width": width, "height": height})
-            page.goto((site / f"{name}.html").as_uri(), wait_until="load")
+            page.set_viewport_size({"width": width, "height": height})  # as in Visit: resized, not reloaded
             shot = folder / f"site-{name}-{size}.png"
             page.screenshot(path=str(shot))  # the first screen: what a reader sees first
             assert shot.stat().st_size > 10_000
