@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import hydra
+import numpy as np
 from hydra import initialize_config_dir
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.core.config_store import ConfigStore
@@ -425,6 +426,7 @@ def validate_config(cfg, metric_names=METRICS) -> DictConfig:
     if unknown:
         raise ConfigError(f"exp.per_dataset: unknown dataset(s) {unknown}; valid: {list_datasets()}, or give "
                           "an alias a `dataset: <registry id>` key")
+    checked = set()  # (entry, C, n_classes) already checked: _check_method is a function of these
     for dataset in exp.datasets:
         n_classes = get_spec(source_dataset(exp, dataset)).n_classes
         _check_metric_classes(exp.metrics, metric_names, dataset, n_classes)
@@ -432,6 +434,10 @@ def validate_config(cfg, metric_names=METRICS) -> DictConfig:
         C = _check_cost(dataset, dataset_setting(exp, dataset, "cost"), n_classes)
         extended = dataset_entries(exp, dataset, entries)
         for entry in extended:
+            key = (repr(entry), np.asarray(C).tobytes(), np.shape(C), n_classes)
+            if key in checked:
+                continue
+            checked.add(key)
             try:
                 _check_method(entry, C, dataset, n_classes)
             except ConfigError as err:
@@ -842,7 +848,8 @@ def _takes_number(estimator, name: str) -> bool:
 
 def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:
     """Build the entry's estimator for ``dataset`` and run the parameter validation fit would run
-    (each ``inner_cv`` value too); a binary-only method on a multiclass dataset is an error."""
+    (each ``inner_cv`` value too); a binary-only method on a multiclass dataset is an error.  A function of
+    ``entry``, ``C`` and ``n_classes`` (``dataset`` only names the dataset in its message)."""
     where = f"exp.methods.{entry.key}"
     try:
         estimator = methods.make_estimator(entry.method, cost_matrix=method_cost(entry.method, C), random_state=0,

@@ -352,10 +352,10 @@ def with_causes(comp: pd.DataFrame, causes: pd.DataFrame, known: dict | None = N
     keys = list(zip(*(out[k].astype(str) for k in CELL_KEY)))
     known = known or {}
     missed = out["status"] != "within"
-    for i, key in zip(out.index, keys):
-        if missed[i] and key in known:
-            out.loc[i, CAUSE_COLUMNS] = known[key]
-    rest = missed & pd.Series([k not in known for k in keys], index=out.index)
+    have = missed & pd.Series([k in known for k in keys], index=out.index)
+    if have.any():
+        out.loc[have, CAUSE_COLUMNS] = [list(known[k]) for k, h in zip(keys, have) if h]
+    rest = missed & ~have
     if rest.any() and len(causes):
         found = resolve_causes(out.loc[rest, CELL_KEY].astype(str), causes)
         out.loc[rest, CAUSE_COLUMNS] = found[CAUSE_COLUMNS].to_numpy()
