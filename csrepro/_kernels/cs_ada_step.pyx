@@ -14,7 +14,9 @@ alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for 
 :func:`ada_losses` gives the same losses only where they can decide the best candidate (bounds elsewhere).
 """
 
-from libc.math cimport INFINITY, M_LN2 as LN2, exp, fabs, fmax, fmin, log, sqrt
+from libc.math cimport INFINITY, exp, fabs, fmax, fmin, log, sqrt
+
+from csrepro._kernels._simd_cs_ada_step cimport _pass1, ada_best, ada_k
 
 import numpy as np
 
@@ -99,18 +101,6 @@ cdef inline double _solved_loss(double b, double d, double Tp, double Tm, double
     return _loss(_solve(b, d, Tp, Tm, C1, C2, 0.0, amax, tol, max_iter, &it), b, d, Tp, Tm, C1, C2)
 
 
-cdef inline void _cheap_bounds(double b, double d, double Tp, double Tm, double C1, double C2, double s, double q,
-                               double M, double h, double* lo, double* hi) noexcept nogil:
-    """Bounds without exponentials of the least loss of a candidate with L'(0) = s < 0 (see :func:`ada_losses`)."""
-    cdef double T = Tp + Tm, cm = fmax(C1, C2), x = -2.0 * s * cm / q, y = -s * cm / q
-    lo[0] = 2.0 * (sqrt(fmax((Tp - b) * b, 0.0)) + sqrt(fmax((Tm - d) * d, 0.0)))
-    if x <= LN2:
-        lo[0] = fmax(lo[0], T - s * s * (1.0 + x + x * x) / (2.0 * q))
-    hi[0] = T - (s * s / (2.0 * M) if -s <= M * h else -0.5 * s * h)
-    if y <= 1.0:
-        hi[0] = fmin(hi[0], T - s * s / (2.0 * q) * (1.0 - y - y * y))
-
-
 cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2) noexcept nogil:
     """2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 + gn C2^2) <= the least loss, gp = sqrt((T+ - b) b),
     tp = log((T+ - b)/b)/2 (gn, tn alike): L = 2 gp cosh(C1 a - tp) + 2 gn cosh(C2 a - tn), cosh u >= 1 + u^2/2."""
@@ -170,7 +160,7 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
     cdef Py_ssize_t n = b.shape[0]
     if d.shape[0] != n or loss.shape[0] != n:
         raise ValueError(f"shape mismatch: b {n}, d {d.shape[0]}, loss {loss.shape[0]}")
-    cdef unsigned char[::1] stage = np.zeros(n, dtype=np.uint8)  # 0: exact, 1: cheap bounds, 2: Newton bounds
+    cdef unsigned char[::1] stage = np.empty(n, dtype=np.uint8)  # 0: exact, 1: cheap bounds, 2: Newton bounds
     cdef double[::1] upper = np.empty(n)
     cdef int solved = 0
     if n:
@@ -183,26 +173,20 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
 cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double Tp, double Tm, double C1, double C2,
                          double amax, double slack, double tol, int max_iter, double* loss, unsigned char* stage,
                          double* upper) noexcept nogil:
-    """:func:`ada_losses`'s three passes; ``stage`` (n,) zeroed scratch, ``upper`` (n,) scratch."""
-    cdef Py_ssize_t j, jlo = -1, jhi = -1, jup = -1
-    cdef double T = Tp + Tm, flat = 1e-9 * (C1 * Tp + C2 * Tm), h = 1.0 / fmax(C1, C2)
-    cdef double M = C1 * C1 * Tp * exp(C1 * h) + C2 * C2 * Tm * exp(C2 * h), q = C1 * C1 * Tp + C2 * C2 * Tm
-    cdef double s, lo = INFINITY, uhi = -INFINITY, upmin = INFINITY, top = -INFINITY, best, x, cut
+    """:func:`ada_losses`'s three passes (the first in C: include/cs_ada_step_simd.h); ``stage``, ``upper`` (n,)
+    scratch."""
+    cdef Py_ssize_t j, jlo, jhi, jup = -1
+    cdef ada_k k
+    cdef ada_best st
+    k.Tp, k.Tm, k.C1, k.C2, k.T, k.cm, k.h = Tp, Tm, C1, C2, Tp + Tm, fmax(C1, C2), 1.0 / fmax(C1, C2)
+    cdef double M = C1 * C1 * Tp * exp(C1 * k.h) + C2 * C2 * Tm * exp(C2 * k.h), q = C1 * C1 * Tp + C2 * C2 * Tm
+    k.q, k.Mh, k.q2, k.M2, k.flat = q, M * k.h, 2.0 * q, 2.0 * M, 1e-9 * (C1 * Tp + C2 * Tm)
+    cdef double s, T = k.T, upmin = INFINITY, top, best, x, cut
     cdef int solved = 0
-    for j in range(n):
-        s = C1 * (2.0 * b[j] - Tp) + C2 * (2.0 * d[j] - Tm)
-        if s >= flat:
-            loss[j] = (Tp - b[j]) + b[j] + (Tm - d[j]) + d[j]
-            top = fmax(top, loss[j])
-            continue
-        _cheap_bounds(b[j], d[j], Tp, Tm, C1, C2, s, q, M, h, &loss[j], &upper[j])
-        stage[j] = 1
-        if loss[j] < lo:
-            lo, jlo = loss[j], j
-        if upper[j] > uhi:
-            uhi, jhi = upper[j], j
+    jlo = _pass1(&k, b, d, n, loss, upper, stage, &st)
     if jlo < 0:
         return 0
+    jhi, top = st.jhi, st.top
     loss[jlo] = _solved_loss(b[jlo], d[jlo], Tp, Tm, C1, C2, amax, tol, max_iter)
     stage[jlo] = 0
     solved += 1
