@@ -14,7 +14,7 @@ alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for 
 :func:`ada_losses` gives the same losses only where they can decide the best candidate (bounds elsewhere).
 """
 
-from libc.math cimport INFINITY, exp, fabs, fmax, fmin, log, sqrt
+from libc.math cimport INFINITY, NAN, exp, fabs, fmax, fmin, log, sqrt
 
 from csrepro._kernels._simd_cs_ada_step cimport _pass1, ada_best, ada_k
 
@@ -101,13 +101,20 @@ cdef inline double _solved_loss(double b, double d, double Tp, double Tm, double
     return _loss(_solve(b, d, Tp, Tm, C1, C2, 0.0, amax, tol, max_iter, &it), b, d, Tp, Tm, C1, C2)
 
 
-cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2) noexcept nogil:
+cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2,
+                               double* memo) noexcept nogil:
     """2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 + gn C2^2) <= the least loss, gp = sqrt((T+ - b) b),
-    tp = log((T+ - b)/b)/2 (gn, tn alike): L = 2 gp cosh(C1 a - tp) + 2 gn cosh(C2 a - tn), cosh u >= 1 + u^2/2."""
+    tp = log((T+ - b)/b)/2 (gn, tn alike): L = 2 gp cosh(C1 a - tp) + 2 gn cosh(C2 a - tn), cosh u >= 1 + u^2/2.
+    ``memo``: (b, log((T+ - b)/b), d, log((T- - d)/d)) of the last logs taken (NaN: none), reused for an equal b / d
+    (a tree node's candidates often share one of them): the same bits."""
     cdef double gp = sqrt(fmax((Tp - b) * b, 0.0)), gn = sqrt(fmax((Tm - d) * d, 0.0)), u
     if not (gp > 0.0 and gn > 0.0):
         return 2.0 * (gp + gn)
-    u = C1 * 0.5 * log((Tm - d) / d) - C2 * 0.5 * log((Tp - b) / b)
+    if b != memo[0]:
+        memo[0], memo[1] = b, log((Tp - b) / b)
+    if d != memo[2]:
+        memo[2], memo[3] = d, log((Tm - d) / d)
+    u = C1 * 0.5 * memo[3] - C2 * 0.5 * memo[1]
     return 2.0 * (gp + gn) + gp * gn * u * u / (gp * C1 * C1 + gn * C2 * C2)
 
 
@@ -178,11 +185,14 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
     cdef Py_ssize_t j, jlo, jhi, jup = -1
     cdef ada_k k
     cdef ada_best st
+    cdef double memo[8]  # _cosh_bound's, one per labelling (j even / odd)
     k.Tp, k.Tm, k.C1, k.C2, k.T, k.cm, k.h = Tp, Tm, C1, C2, Tp + Tm, fmax(C1, C2), 1.0 / fmax(C1, C2)
     cdef double M = C1 * C1 * Tp * exp(C1 * k.h) + C2 * C2 * Tm * exp(C2 * k.h), q = C1 * C1 * Tp + C2 * C2 * Tm
     k.q, k.Mh, k.q2, k.M2, k.flat = q, M * k.h, 2.0 * q, 2.0 * M, 1e-9 * (C1 * Tp + C2 * Tm)
     cdef double s, T = k.T, upmin = INFINITY, top, best, x, cut
     cdef int solved = 0
+    for j in range(8):
+        memo[j] = NAN
     jlo = _pass1(&k, b, d, n, loss, upper, stage, &st)
     if jlo < 0:
         return 0
@@ -202,7 +212,7 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
         if stage[j] != 1 or (loss[j] > cut and upper[j] < x):
             continue
         if loss[j] <= cut:
-            loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2))
+            loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2, &memo[4 * (j & 1)]))
             if loss[j] > cut and upper[j] < x:
                 continue
         s = C1 * (2.0 * b[j] - Tp) + C2 * (2.0 * d[j] - Tm)
