@@ -137,8 +137,7 @@ class CSAdaBoostClassifier(_ExponentialCS):
     def _objective(self, state):
         pos = state.y > 0
         Tp, Tm = float(state.w.compress(pos).sum()), float(state.w.compress(~pos).sum())  # w[pos], in half the time
-        return class_channels(state.w, state.y), error_criterion(lambda b, d: steps.ada_losses(b, d, Tp, Tm,
-                                                                                              *self.costs_))
+        return class_channels(state.w, state.y), error_criterion(steps.ada_loss_function(Tp, Tm, *self.costs_))
 
     def _coefficient(self, state, h, hx):
         pos_sums = h.cell_sums[h.values > 0].sum(axis=0)

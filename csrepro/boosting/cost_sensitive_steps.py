@@ -6,8 +6,8 @@ Everything here is vectorised over candidate weak learners or samples; the boost
 
 - CS-AdaBoost (Alg. 4): :func:`ada_steps` solves (VI.39) for many candidates at once and returns
   their losses (VI.42); :func:`ada_losses` gives the same losses wherever they can decide which
-  candidate is best, solving only those; :func:`exp_weight_update` is (VI.38) (and (VI.45) for
-  CS-RealBoost).
+  candidate is best, solving only those (:func:`ada_loss_function`: as a function of (b, d));
+  :func:`exp_weight_update` is (VI.38) (and (VI.45) for CS-RealBoost).
 - CS-RealBoost (Alg. 5): :func:`real_outputs` is the posterior-to-output map (VI.46) on
   (regularised) weighted class masses, :func:`real_criterion` the selection criterion (VI.44).
 - CS-LogitBoost (Alg. 6): :func:`asymmetric_inverse_link` is p_c of (VI.34), :func:`asymmetric_link`
@@ -97,15 +97,25 @@ def ada_losses(b, d, Tp, Tm, C1, C2) -> np.ndarray:
     the bounds of those near the best or the largest (a cosh bound, then one Newton step and strong convexity)
     and solves the few it cannot rule out.
     """
+    return ada_loss_function(Tp, Tm, C1, C2)(b, d)
+
+
+def ada_loss_function(Tp, Tm, C1, C2):
+    """``f(b, d)`` = :func:`ada_losses` (b, d, Tp, Tm, C1, C2), the costs checked once (a booster's criterion for
+    one round: called on every node's candidates)."""
     C1, C2 = check_costs(C1, C2)
-    b = np.ascontiguousarray(b, dtype=np.float64)
-    d = np.ascontiguousarray(d, dtype=np.float64)
-    if b.shape != d.shape or b.ndim != 1:
-        raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
-    loss = np.empty_like(b)
-    KERNELS[backend.current()].ada_losses(b, d, float(Tp), float(Tm), C1, C2, 30.0 / max(C1, C2), SELECTION_SLACK,
-                                          STEP_TOL, STEP_MAX_ITER, loss)
-    return loss
+    args = float(Tp), float(Tm), C1, C2, 30.0 / max(C1, C2), SELECTION_SLACK, STEP_TOL, STEP_MAX_ITER
+
+    def losses(b, d):
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        d = np.ascontiguousarray(d, dtype=np.float64)
+        if b.shape != d.shape or b.ndim != 1:
+            raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
+        loss = np.empty_like(b)
+        KERNELS[backend.current()].ada_losses(b, d, *args, loss)
+        return loss
+
+    return losses
 
 
 def exp_weight_update(w, ys, G, C1, C2) -> np.ndarray:
