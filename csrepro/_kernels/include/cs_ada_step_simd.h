@@ -57,12 +57,18 @@ static inline __m128d csr2_sel(__m128d m, __m128d a, __m128d b) {
 }
 static inline __m128d csr2_fmax(__m128d a, __m128d b) { return csr2_sel(_mm_cmpunord_pd(b, b), a, _mm_max_pd(a, b)); }
 static inline __m128d csr2_fmin(__m128d a, __m128d b) { return csr2_sel(_mm_cmpunord_pd(b, b), a, _mm_min_pd(a, b)); }
+/* The mask of |v| (all bits but the sign); tiny <= |v| <= huge (false for NaN). */
+static inline __m128d csr2_abs(void) { return _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL)); }
+static inline __m128d csr2_normal(__m128d v, __m128d tiny, __m128d huge) {
+    v = _mm_and_pd(v, csr2_abs());
+    return _mm_and_pd(_mm_cmpge_pd(v, tiny), _mm_cmple_pd(v, huge));
+}
 
 /* NAME(k, b, d, n, loss, upper, stage, st): csrepro_ada_cheap for the candidates j < n - n % W, W per register of
    type V (operations SET1 ... MASK, P the prefix of the lane operations above; ATTR: more function attributes);
    stage[j] = 1 where bounded, 0 where flat.  Each lane keeps its first least / largest; merged by index. */
-#define CSREPRO_ADA_BOUNDS(NAME, ATTR, P, V, W, SET1, LOAD, STORE, ADD, SUB, MUL, DIV, SQRT, MAX, XOR, LT, LE, GE, \
-                           GT, MASK)                                                                            \
+#define CSREPRO_ADA_BOUNDS(NAME, ATTR, P, V, W, SET1, LOAD, STORE, ADD, SUB, MUL, DIV, SQRT, MAX, AND, XOR, LT, LE, \
+                           GE, GT, MASK)                                                                            \
 static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const double* b, const double* d,            \
                                              Py_ssize_t n, double* loss, double* upper, unsigned char* stage,     \
                                              csrepro_ada_best* st) {                                             \
@@ -70,9 +76,9 @@ static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const doubl
     const V cm = SET1(k->cm), q = SET1(k->q), h = SET1(k->h), Mh = SET1(k->Mh), q2 = SET1(k->q2);               \
     const V M2 = SET1(k->M2), flat = SET1(k->flat), two = SET1(2.0), mtwo = SET1(-2.0), mhalf = SET1(-0.5);     \
     const V one = SET1(1.0), zero = SET1(0.0), ln2 = SET1(M_LN2), neg = SET1(-0.0), inf = SET1(INFINITY);       \
-    const V ninf = SET1(-INFINITY), step = SET1((double)W);                                                      \
+    const V ninf = SET1(-INFINITY), step = SET1((double)W), tiny = SET1(0x1p-1021), huge = SET1(0x1p1021);       \
     V minv = inf, maxv = ninf, topv = ninf, mini = SET1(-1.0), maxi = SET1(-1.0), idx, bj, dj, s, fl, x, y, lo, hi; \
-    V ex, mask, c;                                                                                               \
+    V ex, mask, c, z;                                                                                            \
     double lane[W], at[W], val[W];                                                                               \
     Py_ssize_t j, e = n - n % W;                                                                                 \
     int i, bits;                                                                                                 \
@@ -84,8 +90,10 @@ static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const doubl
         s = ADD(MUL(C1, SUB(MUL(two, bj), Tp)), MUL(C2, SUB(MUL(two, dj), Tm)));                                 \
         fl = GE(s, flat);                                                                                        \
         ex = ADD(ADD(ADD(SUB(Tp, bj), bj), SUB(Tm, dj)), dj);                                                    \
-        x = DIV(MUL(MUL(mtwo, s), cm), q);                                                                       \
-        y = DIV(MUL(XOR(s, neg), cm), q);                                                                        \
+        z = MUL(XOR(s, neg), cm);                                                                                \
+        y = DIV(z, q);                                                                                           \
+        mask = AND(AND(P##_normal(y, tiny, huge), P##_normal(z, tiny, huge)), LE(AND(s, P##_abs()), huge));     \
+        x = MASK(mask) == (1 << W) - 1 ? ADD(y, y) : DIV(MUL(MUL(mtwo, s), cm), q);                              \
         lo = MUL(two, ADD(SQRT(MAX(MUL(SUB(Tp, bj), bj), zero)), SQRT(MAX(MUL(SUB(Tm, dj), dj), zero))));        \
         c = SUB(T, DIV(MUL(MUL(s, s), ADD(ADD(one, x), MUL(x, x))), q2));                                        \
         lo = P##_sel(LE(x, ln2), P##_fmax(lo, c), lo);                                                           \
@@ -120,8 +128,8 @@ static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const doubl
 }
 
 CSREPRO_ADA_BOUNDS(csrepro_ada_bounds2, unused, csr2, __m128d, 2, _mm_set1_pd, _mm_loadu_pd, _mm_storeu_pd, _mm_add_pd,
-                   _mm_sub_pd, _mm_mul_pd, _mm_div_pd, _mm_sqrt_pd, _mm_max_pd, _mm_xor_pd, _mm_cmplt_pd, _mm_cmple_pd,
-                   _mm_cmpge_pd, _mm_cmpgt_pd, _mm_movemask_pd)
+                   _mm_sub_pd, _mm_mul_pd, _mm_div_pd, _mm_sqrt_pd, _mm_max_pd, _mm_and_pd, _mm_xor_pd, _mm_cmplt_pd,
+                   _mm_cmple_pd, _mm_cmpge_pd, _mm_cmpgt_pd, _mm_movemask_pd)
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -134,13 +142,18 @@ static inline CSR4_ATTR __m256d csr4_fmax(__m256d a, __m256d b) {
 static inline CSR4_ATTR __m256d csr4_fmin(__m256d a, __m256d b) {
     return csr4_sel(_mm256_cmp_pd(b, b, _CMP_UNORD_Q), a, _mm256_min_pd(a, b));
 }
+static inline CSR4_ATTR __m256d csr4_abs(void) { return _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL)); }
+static inline CSR4_ATTR __m256d csr4_normal(__m256d v, __m256d tiny, __m256d huge) {
+    v = _mm256_and_pd(v, csr4_abs());
+    return _mm256_and_pd(_mm256_cmp_pd(v, tiny, _CMP_GE_OQ), _mm256_cmp_pd(v, huge, _CMP_LE_OQ));
+}
 #define CSR4_LT(a, b) _mm256_cmp_pd(a, b, _CMP_LT_OQ)
 #define CSR4_LE(a, b) _mm256_cmp_pd(a, b, _CMP_LE_OQ)
 #define CSR4_GE(a, b) _mm256_cmp_pd(a, b, _CMP_GE_OQ)
 #define CSR4_GT(a, b) _mm256_cmp_pd(a, b, _CMP_GT_OQ)
 CSREPRO_ADA_BOUNDS(csrepro_ada_bounds4, target("avx2"), csr4, __m256d, 4, _mm256_set1_pd, _mm256_loadu_pd,
                    _mm256_storeu_pd, _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd, _mm256_div_pd, _mm256_sqrt_pd,
-                   _mm256_max_pd, _mm256_xor_pd, CSR4_LT, CSR4_LE, CSR4_GE, CSR4_GT, _mm256_movemask_pd)
+                   _mm256_max_pd, _mm256_and_pd, _mm256_xor_pd, CSR4_LT, CSR4_LE, CSR4_GE, CSR4_GT, _mm256_movemask_pd)
 static inline int csrepro_ada_has_avx2(void) {
     static int has = -1;  /* a benign race: every thread stores the same value */
     if (has < 0) {
