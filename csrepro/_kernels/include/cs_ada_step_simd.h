@@ -1,10 +1,12 @@
 /* cs_ada_step_simd.h -- the C of the kernel csrepro/_kernels/cs_ada_step.pyx (declared for Cython in
    _simd_cs_ada_step.pxd): the first pass of ada_losses, each candidate's closed-form flat loss or its bounds
    without exponentials, and the candidates of least lower bound and of largest upper bound.  Branch-free, two
-   candidates per register in SSE2 and four in AVX where the CPU has it (checked at run time): each lane the scalar
+   candidates per register in SSE2 and four in AVX2 where the CPU has it (checked at run time): each lane the scalar
    code's IEEE operations in its order (sqrt and division are correctly rounded in SIMD too; no FMA), fmax / fmin
-   as glibc's (x > y ? x : y, a quiet NaN argument ignored), the first least / largest kept per lane and the lanes
-   merged by index: the same bits and the same indices as the scalar loop, which does the last n % W candidates. */
+   as glibc's (x > y ? x : y, a quiet NaN argument ignored), x = -2 s c / q taken as 2 y, y = -s c / q, where that
+   is exact (-s c, y and s away from underflow and overflow: scaling by 2 commutes with rounding there), the first
+   least / largest kept per lane and the lanes merged by index: the same bits and the same indices as the scalar
+   loop, which does the last n % W candidates. */
 #ifndef CSREPRO_CS_ADA_STEP_SIMD_H
 #define CSREPRO_CS_ADA_STEP_SIMD_H
 
