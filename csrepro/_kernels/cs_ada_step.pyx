@@ -120,11 +120,13 @@ cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double 
 
 cdef inline void _newton_bounds(double b, double d, double Tp, double Tm, double C1, double C2, double s, double q,
                                 double amax, double* lo, double* hi) noexcept nogil:
-    """Tighten ``lo`` / ``hi`` by L(a1) - L'(a1)^2 / (2 m) and L(a1), a1 one Newton step from -s/q."""
+    """Tighten ``lo`` / ``hi`` by L(a1) - L'(a1)^2 / (2 m) and L(a1), a1 one Newton step from -s/q (one
+    exponential per point when C1 = C2)."""
     cdef double a = _clip(-s / q, 0.0, amax), ep, fp, f1, f2, m
     cdef int k
     for k in range(2):
-        ep, fp = exp(C1 * a), exp(C2 * a)
+        ep = exp(C1 * a)
+        fp = ep if C2 == C1 else exp(C2 * a)
         f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
         if k == 1:
             break
