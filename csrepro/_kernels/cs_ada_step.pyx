@@ -171,20 +171,21 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
         raise ValueError(f"shape mismatch: b {n}, d {d.shape[0]}, loss {loss.shape[0]}")
     cdef unsigned char[::1] stage = np.empty(n, dtype=np.uint8)  # 0: exact, 1: cheap bounds, 2: Newton bounds
     cdef double[::1] upper = np.empty(n)
+    cdef Py_ssize_t[::1] near = np.empty(n, dtype=np.intp)
     cdef int solved = 0
     if n:
         with nogil:
             solved = _bounded_losses(&b[0], &d[0], n, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, &loss[0],
-                                     &stage[0], &upper[0])
+                                     &stage[0], &upper[0], &near[0])
     return solved
 
 
 cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double Tp, double Tm, double C1, double C2,
                          double amax, double slack, double tol, int max_iter, double* loss, unsigned char* stage,
-                         double* upper) noexcept nogil:
-    """:func:`ada_losses`'s three passes (the first in C: include/cs_ada_step_simd.h); ``stage``, ``upper`` (n,)
-    scratch."""
-    cdef Py_ssize_t j, jlo, jhi, jup = -1
+                         double* upper, Py_ssize_t* near) noexcept nogil:
+    """:func:`ada_losses`'s three passes (the first in C: include/cs_ada_step_simd.h); ``stage``, ``upper``,
+    ``near`` (n,) scratch (``near``: the candidates the second pass bounds, in order, picked without branches)."""
+    cdef Py_ssize_t i, j, jlo, jhi, jup = -1, m = 0
     cdef ada_k k
     cdef ada_best st
     cdef double memo[8]  # _cosh_bound's, one per labelling (j even / odd)
@@ -211,8 +212,10 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
     cut = best + slack * T
     x = top * (1.0 - 1e-9) - 1e-14 * T
     for j in range(n):
-        if stage[j] != 1 or (loss[j] > cut and upper[j] < x):
-            continue
+        near[m] = j
+        m += (stage[j] == 1) & ((not loss[j] > cut) | (not upper[j] < x))
+    for i in range(m):
+        j = near[i]
         if loss[j] <= cut:
             loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2, &memo[4 * (j & 1)]))
             if loss[j] > cut and upper[j] < x:
@@ -228,7 +231,8 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
         solved += 1
         best = fmin(best, loss[jup])
     cut = best + slack * T
-    for j in range(n):
+    for i in range(m):
+        j = near[i]
         if stage[j] == 2 and (loss[j] <= cut or upper[j] >= x):
             loss[j] = _solved_loss(b[j], d[j], Tp, Tm, C1, C2, amax, tol, max_iter)
             stage[j] = 0

@@ -104,7 +104,7 @@ def test_bounded_losses_match_reference(seed, C1, C2):
 @given(seed=st.integers(0, 2**31), C1=st.floats(0.1, 10.0), C2=st.floats(0.1, 10.0), scale=st.sampled_from(
     [1.0, 1e-300, 1e300, 1e-310]))
 def test_bounded_losses_do_not_depend_on_lanes(seed, C1, C2, scale):
-    """ada_losses: the same bits for every candidate whichever SIMD lane, gathered block or scalar tail computes it
+    """ada_losses: the same bits for every candidate whichever SIMD lane or the scalar tail computes it
     (the scan shifted by 1-3 copies of one of its flat candidates, which change neither the least nor the largest
     loss), at any scale (x = 2 y where exact, else the division)."""
     b, d, Tp, Tm = _candidates(seed, n=300)

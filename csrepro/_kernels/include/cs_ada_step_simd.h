@@ -68,10 +68,7 @@ static inline __m128d csr2_normal(__m128d v, __m128d tiny, __m128d huge) {
 
 /* NAME(k, b, d, n, loss, upper, stage, st): csrepro_ada_cheap for the candidates j < n - n % W, W per register of
    type V (operations SET1 ... MASK, P the prefix of the lane operations above; ATTR: more function attributes);
-   stage[j] = 1 where bounded, 0 where flat.  A block of CSREPRO_ADA_BLOCK candidates at a time: the flat losses,
-   the others' (b, d, s, j) gathered in order (the last repeated up to a multiple of W), then their bounds, so that
-   no division or root is spent on a flat candidate.  Each lane keeps its first least / largest; merged by index. */
-#define CSREPRO_ADA_BLOCK 256
+   stage[j] = 1 where bounded, 0 where flat.  Each lane keeps its first least / largest; merged by index. */
 #define CSREPRO_ADA_BOUNDS(NAME, ATTR, P, V, W, SET1, LOAD, STORE, ADD, SUB, MUL, DIV, SQRT, MAX, AND, XOR, LT, LE, \
                            GE, GT, MASK)                                                                            \
 static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const double* b, const double* d,            \
@@ -81,58 +78,41 @@ static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const doubl
     const V cm = SET1(k->cm), q = SET1(k->q), h = SET1(k->h), Mh = SET1(k->Mh), q2 = SET1(k->q2);               \
     const V M2 = SET1(k->M2), flat = SET1(k->flat), two = SET1(2.0), mtwo = SET1(-2.0), mhalf = SET1(-0.5);     \
     const V one = SET1(1.0), zero = SET1(0.0), ln2 = SET1(M_LN2), neg = SET1(-0.0), inf = SET1(INFINITY);       \
-    const V ninf = SET1(-INFINITY), tiny = SET1(0x1p-1021), huge = SET1(0x1p1021);                             \
-    V minv = inf, maxv = ninf, topv = ninf, mini = SET1(-1.0), maxi = SET1(-1.0), idx, bj, dj, s, x, y, lo, hi;  \
+    const V ninf = SET1(-INFINITY), step = SET1((double)W), tiny = SET1(0x1p-1021), huge = SET1(0x1p1021);       \
+    V minv = inf, maxv = ninf, topv = ninf, mini = SET1(-1.0), maxi = SET1(-1.0), idx, bj, dj, s, fl, x, y, lo, hi; \
     V ex, mask, c, z;                                                                                            \
-    double cb[CSREPRO_ADA_BLOCK], cd[CSREPRO_ADA_BLOCK], cs[CSREPRO_ADA_BLOCK], ci[CSREPRO_ADA_BLOCK];           \
-    double at[W], val[W];                                                                                        \
-    Py_ssize_t j, j0, j1, m, e = n - n % W;                                                                      \
-    int i, bits, keep;                                                                                           \
-    for (j0 = 0; j0 < e; j0 += CSREPRO_ADA_BLOCK) {                                                              \
-        j1 = e - j0 < CSREPRO_ADA_BLOCK ? e : j0 + CSREPRO_ADA_BLOCK;                                            \
-        for (m = 0, j = j0; j < j1; j += W) {                                                                    \
-            bj = LOAD(b + j);                                                                                    \
-            dj = LOAD(d + j);                                                                                    \
-            s = ADD(MUL(C1, SUB(MUL(two, bj), Tp)), MUL(C2, SUB(MUL(two, dj), Tm)));                             \
-            mask = GE(s, flat);                                                                                  \
-            ex = ADD(ADD(ADD(SUB(Tp, bj), bj), SUB(Tm, dj)), dj);                                                \
-            STORE(loss + j, ex);                                                                                 \
-            topv = P##_fmax(topv, P##_sel(mask, ex, ninf));                                                      \
-            STORE(val, s);                                                                                       \
-            bits = MASK(mask);                                                                                   \
-            for (i = 0; i < W; i++) {                                                                            \
-                keep = !((bits >> i) & 1);                                                                       \
-                stage[j + i] = (unsigned char)keep;                                                              \
-                cb[m] = b[j + i], cd[m] = d[j + i], cs[m] = val[i], ci[m] = (double)(j + i);                     \
-                m += keep;                                                                                       \
-            }                                                                                                    \
-        }                                                                                                        \
-        for (; m % W; m++) cb[m] = cb[m - 1], cd[m] = cd[m - 1], cs[m] = cs[m - 1], ci[m] = ci[m - 1];          \
-        for (j = 0; j < m; j += W) {                                                                             \
-            bj = LOAD(cb + j);                                                                                   \
-            dj = LOAD(cd + j);                                                                                   \
-            s = LOAD(cs + j);                                                                                    \
-            idx = LOAD(ci + j);                                                                                  \
-            z = MUL(XOR(s, neg), cm);                                                                            \
-            y = DIV(z, q);                                                                                       \
-            mask = AND(AND(P##_normal(y, tiny, huge), P##_normal(z, tiny, huge)), LE(AND(s, P##_abs()), huge)); \
-            x = MASK(mask) == (1 << W) - 1 ? ADD(y, y) : DIV(MUL(MUL(mtwo, s), cm), q);                          \
-            lo = MUL(two, ADD(SQRT(MAX(MUL(SUB(Tp, bj), bj), zero)), SQRT(MAX(MUL(SUB(Tm, dj), dj), zero))));    \
-            c = SUB(T, DIV(MUL(MUL(s, s), ADD(ADD(one, x), MUL(x, x))), q2));                                    \
-            lo = P##_sel(LE(x, ln2), P##_fmax(lo, c), lo);                                                       \
-            hi = SUB(T, P##_sel(LE(XOR(s, neg), Mh), DIV(MUL(s, s), M2), MUL(MUL(mhalf, s), h)));                \
-            c = SUB(T, MUL(DIV(MUL(s, s), q2), SUB(SUB(one, y), MUL(y, y))));                                    \
-            hi = P##_sel(LE(y, one), P##_fmin(hi, c), hi);                                                       \
-            STORE(val, lo);                                                                                      \
-            STORE(at, hi);                                                                                       \
-            for (i = 0; i < W; i++) loss[(Py_ssize_t)ci[j + i]] = val[i], upper[(Py_ssize_t)ci[j + i]] = at[i];  \
-            mask = LT(lo, minv);                                                                                 \
-            minv = P##_sel(mask, lo, minv);                                                                      \
-            mini = P##_sel(mask, idx, mini);                                                                     \
-            mask = GT(hi, maxv);                                                                                 \
-            maxv = P##_sel(mask, hi, maxv);                                                                      \
-            maxi = P##_sel(mask, idx, maxi);                                                                     \
-        }                                                                                                        \
+    double lane[W], at[W], val[W];                                                                               \
+    Py_ssize_t j, e = n - n % W;                                                                                 \
+    int i, bits;                                                                                                 \
+    for (i = 0; i < W; i++) lane[i] = (double)i;                                                                 \
+    idx = LOAD(lane);                                                                                            \
+    for (j = 0; j < e; j += W, idx = ADD(idx, step)) {                                                           \
+        bj = LOAD(b + j);                                                                                        \
+        dj = LOAD(d + j);                                                                                        \
+        s = ADD(MUL(C1, SUB(MUL(two, bj), Tp)), MUL(C2, SUB(MUL(two, dj), Tm)));                                 \
+        fl = GE(s, flat);                                                                                        \
+        ex = ADD(ADD(ADD(SUB(Tp, bj), bj), SUB(Tm, dj)), dj);                                                    \
+        z = MUL(XOR(s, neg), cm);                                                                                \
+        y = DIV(z, q);                                                                                           \
+        mask = AND(AND(P##_normal(y, tiny, huge), P##_normal(z, tiny, huge)), LE(AND(s, P##_abs()), huge));     \
+        x = MASK(mask) == (1 << W) - 1 ? ADD(y, y) : DIV(MUL(MUL(mtwo, s), cm), q);                              \
+        lo = MUL(two, ADD(SQRT(MAX(MUL(SUB(Tp, bj), bj), zero)), SQRT(MAX(MUL(SUB(Tm, dj), dj), zero))));        \
+        c = SUB(T, DIV(MUL(MUL(s, s), ADD(ADD(one, x), MUL(x, x))), q2));                                        \
+        lo = P##_sel(LE(x, ln2), P##_fmax(lo, c), lo);                                                           \
+        hi = SUB(T, P##_sel(LE(XOR(s, neg), Mh), DIV(MUL(s, s), M2), MUL(MUL(mhalf, s), h)));                    \
+        c = SUB(T, MUL(DIV(MUL(s, s), q2), SUB(SUB(one, y), MUL(y, y))));                                        \
+        hi = P##_sel(LE(y, one), P##_fmin(hi, c), hi);                                                           \
+        STORE(loss + j, P##_sel(fl, ex, lo));                                                                    \
+        STORE(upper + j, hi);                                                                                    \
+        bits = MASK(fl);                                                                                         \
+        for (i = 0; i < W; i++) stage[j + i] = !((bits >> i) & 1);                                               \
+        topv = P##_fmax(topv, P##_sel(fl, ex, ninf));                                                            \
+        mask = LT(P##_sel(fl, inf, lo), minv);                                                                   \
+        minv = P##_sel(mask, lo, minv);                                                                          \
+        mini = P##_sel(mask, idx, mini);                                                                         \
+        mask = GT(P##_sel(fl, ninf, hi), maxv);                                                                  \
+        maxv = P##_sel(mask, hi, maxv);                                                                          \
+        maxi = P##_sel(mask, idx, maxi);                                                                         \
     }                                                                                                            \
     STORE(val, topv);                                                                                            \
     for (i = 0; i < W; i++) st->top = fmax(st->top, val[i]);                                                     \
