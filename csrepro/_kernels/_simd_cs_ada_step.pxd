@@ -9,3 +9,5 @@ cdef extern from "cs_ada_step_simd.h":
     Py_ssize_t _pass1 "csrepro_ada_pass1"(const ada_k* k, const double* b, const double* d, Py_ssize_t n,
                                           double* loss, double* upper, unsigned char* stage,
                                           ada_best* st) noexcept nogil
+    Py_ssize_t _near "csrepro_ada_near"(const unsigned char* stage, const double* loss, const double* upper,
+                                        Py_ssize_t n, double cut, double x, Py_ssize_t* near) noexcept nogil

@@ -16,7 +16,7 @@ alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for 
 
 from libc.math cimport INFINITY, NAN, exp, fabs, fmax, fmin, log, sqrt
 
-from csrepro._kernels._simd_cs_ada_step cimport _pass1, ada_best, ada_k
+from csrepro._kernels._simd_cs_ada_step cimport _near, _pass1, ada_best, ada_k
 
 import numpy as np
 
@@ -183,8 +183,9 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
 cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double Tp, double Tm, double C1, double C2,
                          double amax, double slack, double tol, int max_iter, double* loss, unsigned char* stage,
                          double* upper, Py_ssize_t* near) noexcept nogil:
-    """:func:`ada_losses`'s three passes (the first in C: include/cs_ada_step_simd.h); ``stage``, ``upper``,
-    ``near`` (n,) scratch (``near``: the candidates the second pass bounds, in order, picked without branches)."""
+    """:func:`ada_losses`'s three passes (the first, and the second's choice of candidates, in C:
+    include/cs_ada_step_simd.h); ``stage``, ``upper``, ``near`` (n,) scratch (``near``: the candidates the second
+    pass bounds, in order)."""
     cdef Py_ssize_t i, j, jlo, jhi, jup = -1, m = 0
     cdef ada_k k
     cdef ada_best st
@@ -211,9 +212,7 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
     top = fmax(top, fmax(best, loss[jhi]))
     cut = best + slack * T
     x = top * (1.0 - 1e-9) - 1e-14 * T
-    for j in range(n):
-        near[m] = j
-        m += (stage[j] == 1) & ((not loss[j] > cut) | (not upper[j] < x))
+    m = _near(stage, loss, upper, n, cut, x, near)
     for i in range(m):
         j = near[i]
         if loss[j] <= cut:
