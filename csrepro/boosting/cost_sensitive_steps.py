@@ -118,10 +118,15 @@ def ada_loss_function(Tp, Tm, C1, C2):
     return losses
 
 
-def exp_weight_update(w, ys, G, C1, C2) -> np.ndarray:
-    """(VI.38)/(VI.45): w e^{-C1 G(x)} on positives, w e^{C2 G(x)} on negatives, for the step G = alpha g or G^real."""
-    pos = np.asarray(ys) > 0
-    return np.asarray(w) * np.exp(np.where(pos, -C1, C2) * np.asarray(G))
+def exp_rates(ys, C1, C2) -> np.ndarray:
+    """-C1 on positives, C2 on negatives: the exponent of (VI.38)/(VI.45) per unit of G(x)."""
+    return np.where(np.asarray(ys) > 0, -C1, C2)
+
+
+def exp_weight_update(w, ys, G, C1, C2, rates=None) -> np.ndarray:
+    """(VI.38)/(VI.45): w e^{-C1 G(x)} on positives, w e^{C2 G(x)} on negatives, for the step G = alpha g or G^real;
+    ``rates``: :func:`exp_rates` (ys, C1, C2) when already made (a fit makes it once)."""
+    return np.asarray(w) * np.exp((exp_rates(ys, C1, C2) if rates is None else rates) * np.asarray(G))
 
 
 def real_outputs(Wp, Wm, C1, C2, eps=0.0) -> np.ndarray:
