@@ -118,26 +118,39 @@ cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double 
     return 2.0 * (gp + gn) + gp * gn * u * u / (gp * C1 * C1 + gn * C2 * C2)
 
 
-cdef inline void _newton_bounds(double b, double d, double Tp, double Tm, double C1, double C2, double s, double q,
-                                double amax, double* lo, double* hi) noexcept nogil:
-    """Tighten ``lo`` / ``hi`` by L(a1) - L'(a1)^2 / (2 m) and L(a1), a1 one Newton step from -s/q (one
-    exponential per point when C1 = C2)."""
-    cdef double a = _clip(-s / q, 0.0, amax), ep, fp, f1, f2, m
-    cdef int k
+cdef inline void _newton_bounds(const double* b, const double* d, const Py_ssize_t* js, double Tp, double Tm,
+                                double C1, double C2, double q, double amax, double* lo, double* hi) noexcept nogil:
+    """Tighten ``lo`` / ``hi`` of candidates js[0], js[1] (may be equal) by L(a1) - L'(a1)^2 / (2 m) and L(a1), a1
+    one Newton step from -s/q: the two in step (independent chains of exponentials); one exponential per point when
+    C1 = C2."""
+    cdef double a[2]
+    cdef double ep[2]
+    cdef double fp[2]
+    cdef double f1[2]
+    cdef double f2[2]
+    cdef double bt, dt, m
+    cdef int k, t
+    for t in range(2):
+        bt, dt = b[js[t]], d[js[t]]
+        a[t] = _clip(-(C1 * (2.0 * bt - Tp) + C2 * (2.0 * dt - Tm)) / q, 0.0, amax)
     for k in range(2):
-        ep = exp(C1 * a)
-        fp = ep if C2 == C1 else exp(C2 * a)
-        f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
-        if k == 1:
-            break
-        f2 = C1 * C1 * (b * ep + (Tp - b) / ep) + C2 * C2 * (d * fp + (Tm - d) / fp)
-        if f2 > 0.0:
-            a = _clip(a - f1 / f2, 0.0, amax)
-    f2 = (Tp - b) / ep + b * ep + (Tm - d) / fp + d * fp  # L(a1)
-    hi[0] = fmin(hi[0], f2)
-    m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - b) * b, 0.0)) + C2 * C2 * sqrt(fmax((Tm - d) * d, 0.0)))
-    if m > 0.0:
-        lo[0] = fmax(lo[0], f2 - f1 * f1 / (2.0 * m))
+        for t in range(2):
+            ep[t] = exp(C1 * a[t])
+            fp[t] = ep[t] if C2 == C1 else exp(C2 * a[t])
+        for t in range(2):
+            bt, dt = b[js[t]], d[js[t]]
+            f1[t] = C1 * (bt * ep[t] - (Tp - bt) / ep[t]) + C2 * (dt * fp[t] - (Tm - dt) / fp[t])
+            if k == 0:
+                f2[t] = C1 * C1 * (bt * ep[t] + (Tp - bt) / ep[t]) + C2 * C2 * (dt * fp[t] + (Tm - dt) / fp[t])
+                if f2[t] > 0.0:
+                    a[t] = _clip(a[t] - f1[t] / f2[t], 0.0, amax)
+    for t in range(2):
+        bt, dt = b[js[t]], d[js[t]]
+        f2[t] = (Tp - bt) / ep[t] + bt * ep[t] + (Tm - dt) / fp[t] + dt * fp[t]  # L(a1)
+        hi[js[t]] = fmin(hi[js[t]], f2[t])
+        m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - bt) * bt, 0.0)) + C2 * C2 * sqrt(fmax((Tm - dt) * dt, 0.0)))
+        if m > 0.0:
+            lo[js[t]] = fmax(lo[js[t]], f2[t] - f1[t] * f1[t] / (2.0 * m))
 
 
 def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, double C1, double C2, double alpha_max,
@@ -171,7 +184,7 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
         raise ValueError(f"shape mismatch: b {n}, d {d.shape[0]}, loss {loss.shape[0]}")
     cdef unsigned char[::1] stage = np.empty(n, dtype=np.uint8)  # 0: exact, 1: cheap bounds, 2: Newton bounds
     cdef double[::1] upper = np.empty(n)
-    cdef Py_ssize_t[::1] near = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] near = np.empty(n + 1, dtype=np.intp)
     cdef int solved = 0
     if n:
         with nogil:
@@ -184,20 +197,20 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
                          double amax, double slack, double tol, int max_iter, double* loss, unsigned char* stage,
                          double* upper, Py_ssize_t* near) noexcept nogil:
     """:func:`ada_losses`'s three passes (the first, and the second's choice of candidates, in C:
-    include/cs_ada_step_simd.h); ``stage``, ``upper``, ``near`` (n,) scratch (``near``: the candidates the second
-    pass bounds, in order)."""
-    cdef Py_ssize_t i, j, jlo, jhi, jup = -1, m = 0
-    cdef ada_k k
+    include/cs_ada_step_simd.h); ``stage``, ``upper`` (n,), ``near`` (n + 1,) scratch (``near``: the candidates the
+    second pass bounds, in order, then those it bounds by a Newton step, two at a time)."""
+    cdef Py_ssize_t i, j, jlo, jhi, jup = -1, m = 0, k = 0
+    cdef ada_k kc
     cdef ada_best st
     cdef double memo[8]  # _cosh_bound's, one per labelling (j even / odd)
-    k.Tp, k.Tm, k.C1, k.C2, k.T, k.cm, k.h = Tp, Tm, C1, C2, Tp + Tm, fmax(C1, C2), 1.0 / fmax(C1, C2)
-    cdef double M = C1 * C1 * Tp * exp(C1 * k.h) + C2 * C2 * Tm * exp(C2 * k.h), q = C1 * C1 * Tp + C2 * C2 * Tm
-    k.q, k.Mh, k.q2, k.M2, k.flat = q, M * k.h, 2.0 * q, 2.0 * M, 1e-9 * (C1 * Tp + C2 * Tm)
-    cdef double s, T = k.T, upmin = INFINITY, top, best, x, cut
+    kc.Tp, kc.Tm, kc.C1, kc.C2, kc.T, kc.cm, kc.h = Tp, Tm, C1, C2, Tp + Tm, fmax(C1, C2), 1.0 / fmax(C1, C2)
+    cdef double M = C1 * C1 * Tp * exp(C1 * kc.h) + C2 * C2 * Tm * exp(C2 * kc.h), q = C1 * C1 * Tp + C2 * C2 * Tm
+    kc.q, kc.Mh, kc.q2, kc.M2, kc.flat = q, M * kc.h, 2.0 * q, 2.0 * M, 1e-9 * (C1 * Tp + C2 * Tm)
+    cdef double T = kc.T, upmin = INFINITY, top, best, x, cut
     cdef int solved = 0
     for j in range(8):
         memo[j] = NAN
-    jlo = _pass1(&k, b, d, n, loss, upper, stage, &st)
+    jlo = _pass1(&kc, b, d, n, loss, upper, stage, &st)
     if jlo < 0:
         return 0
     jhi, top = st.jhi, st.top
@@ -213,14 +226,20 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
     cut = best + slack * T
     x = top * (1.0 - 1e-9) - 1e-14 * T
     m = _near(stage, loss, upper, n, cut, x, near)
-    for i in range(m):
+    for i in range(m):  # the cosh bound; near[:k]: those left for the Newton bounds
         j = near[i]
         if loss[j] <= cut:
             loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2, &memo[4 * (j & 1)]))
             if loss[j] > cut and upper[j] < x:
                 continue
-        s = C1 * (2.0 * b[j] - Tp) + C2 * (2.0 * d[j] - Tm)
-        _newton_bounds(b[j], d[j], Tp, Tm, C1, C2, s, q, amax, &loss[j], &upper[j])
+        near[k] = j
+        k += 1
+    for i in range(0, k, 2):
+        if i + 1 == k:
+            near[k] = near[i]
+        _newton_bounds(b, d, &near[i], Tp, Tm, C1, C2, q, amax, loss, upper)
+    for i in range(k):
+        j = near[i]
         stage[j] = 2
         if upper[j] < upmin:
             upmin, jup = upper[j], j
@@ -230,7 +249,7 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
         solved += 1
         best = fmin(best, loss[jup])
     cut = best + slack * T
-    for i in range(m):
+    for i in range(k):
         j = near[i]
         if stage[j] == 2 and (loss[j] <= cut or upper[j] >= x):
             loss[j] = _solved_loss(b[j], d[j], Tp, Tm, C1, C2, amax, tol, max_iter)
