@@ -101,6 +101,18 @@ cdef inline double _solved_loss(double b, double d, double Tp, double Tm, double
     return _loss(_solve(b, d, Tp, Tm, C1, C2, 0.0, amax, tol, max_iter, &it), b, d, Tp, Tm, C1, C2)
 
 
+cdef inline double _shared_bound(double b, double d, double Tp, double Tm, double C1, double C2,
+                                 const double* e) noexcept nogil:
+    """L(a) - L'(a)^2 / (2 m) <= the least loss, at a step a shared by all candidates (e = e^{C1 a}, e^{-C1 a},
+    e^{C2 a}, e^{-C2 a}: no exponential per candidate): L'' >= m = 2 C1^2 sqrt((T+ - b) b) + 2 C2^2 sqrt((T- - d) d)
+    everywhere (AM-GM), so L >= L(a) + L'(a) (t - a) + m (t - a)^2 / 2; -inf where m = 0."""
+    cdef double m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - b) * b, 0.0)) + C2 * C2 * sqrt(fmax((Tm - d) * d, 0.0)))
+    cdef double f1 = C1 * (b * e[0] - (Tp - b) * e[1]) + C2 * (d * e[2] - (Tm - d) * e[3])
+    if not m > 0.0:
+        return -INFINITY
+    return (Tp - b) * e[1] + b * e[0] + (Tm - d) * e[3] + d * e[2] - f1 * f1 / (2.0 * m)
+
+
 cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2,
                                double* memo) noexcept nogil:
     """2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 + gn C2^2) <= the least loss, gp = sqrt((T+ - b) b),
@@ -167,7 +179,9 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
        with L'' <= M = C1^2 T+ e^{C1 h} + C2^2 T- e^{C2 h} on [0, h = 1/c] guarantees, and, when y = -s c / q <= 1,
        T - s^2 (1 - y - y^2) / (2 q) (L at -s/q, L'' <= q e^{y} there).  The candidates of least lo and of largest
        hi (the first) are solved: best is the former's loss, top the largest of the flat losses and the two.
-    2. Candidates with lo <= best + slack T: lo = max(lo, 2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 +
+    2. Candidates with lo <= best + slack T: lo = max(lo, L(a*) - L'(a*)^2 / (2 m)), a* the step of the first
+       solved candidate (strong convexity, m as below; no exponential per candidate), then for those still with
+       lo <= best + slack T, lo = max(lo, 2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 +
        gn C2^2)), gp = sqrt((T+ - b) b), tp = log((T+ - b)/b)/2, gn, tn alike (L = 2 gp cosh(C1 a - tp) +
        2 gn cosh(C2 a - tn) and cosh u >= 1 + u^2/2).  Those still with lo <= best + slack T, or with
        hi >= top (1 - 1e-9) - 1e-14 T: with a1 one Newton step of
@@ -177,7 +191,10 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
     3. Solved: each of these whose lo <= best + slack T or hi >= top (1 - 1e-9) - 1e-14 T.
 
     So an entry not solved is a lower bound above best + slack T >= (smallest loss) + slack T and below top (the
-    largest entry, solved).  Returns the number of candidates solved.
+    largest entry, solved).  Returns the number of candidates solved.  (A lower bound only ever rules a candidate
+    out: a tighter one leaves the least and largest entries, those within slack T of the least, and the candidate
+    solved in step 2 (its hi < best: never ruled out) as they were; it lowers only the number solved and raises
+    only entries that are not solved.)
     """
     cdef Py_ssize_t n = b.shape[0]
     if d.shape[0] != n or loss.shape[0] != n:
@@ -206,15 +223,18 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
     kc.Tp, kc.Tm, kc.C1, kc.C2, kc.T, kc.cm, kc.h = Tp, Tm, C1, C2, Tp + Tm, fmax(C1, C2), 1.0 / fmax(C1, C2)
     cdef double M = C1 * C1 * Tp * exp(C1 * kc.h) + C2 * C2 * Tm * exp(C2 * kc.h), q = C1 * C1 * Tp + C2 * C2 * Tm
     kc.q, kc.Mh, kc.q2, kc.M2, kc.flat = q, M * kc.h, 2.0 * q, 2.0 * M, 1e-9 * (C1 * Tp + C2 * Tm)
-    cdef double T = kc.T, upmin = INFINITY, top, best, x, cut
-    cdef int solved = 0
+    cdef double T = kc.T, upmin = INFINITY, top, best, x, cut, a
+    cdef double es[4]  # _shared_bound's
+    cdef int solved = 0, it
     for j in range(8):
         memo[j] = NAN
     jlo = _pass1(&kc, b, d, n, loss, upper, stage, &st)
     if jlo < 0:
         return 0
     jhi, top = st.jhi, st.top
-    loss[jlo] = _solved_loss(b[jlo], d[jlo], Tp, Tm, C1, C2, amax, tol, max_iter)
+    a = _solve(b[jlo], d[jlo], Tp, Tm, C1, C2, 0.0, amax, tol, max_iter, &it)
+    loss[jlo] = _loss(a, b[jlo], d[jlo], Tp, Tm, C1, C2)  # = _solved_loss; its step is the shared bound's
+    es[0], es[1], es[2], es[3] = exp(C1 * a), exp(-C1 * a), exp(C2 * a), exp(-C2 * a)
     stage[jlo] = 0
     solved += 1
     if stage[jhi]:
@@ -226,10 +246,12 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
     cut = best + slack * T
     x = top * (1.0 - 1e-9) - 1e-14 * T
     m = _near(stage, loss, upper, n, cut, x, near)
-    for i in range(m):  # the cosh bound; near[:k]: those left for the Newton bounds
+    for i in range(m):  # the shared-step and cosh bounds; near[:k]: those left for the Newton bounds
         j = near[i]
         if loss[j] <= cut:
-            loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2, &memo[4 * (j & 1)]))
+            loss[j] = fmax(loss[j], _shared_bound(b[j], d[j], Tp, Tm, C1, C2, es))
+            if loss[j] <= cut:
+                loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2, &memo[4 * (j & 1)]))
             if loss[j] > cut and upper[j] < x:
                 continue
         near[k] = j

@@ -94,8 +94,8 @@ def ada_losses(b, d, Tp, Tm, C1, C2) -> np.ndarray:
     (``csrepro.weak.splits.first_min``) is the same.  Only these candidates are solved: the kernel's
     ``ada_losses`` (of :func:`csrepro._kernels.backend.current`; its docstring states the bounds) gives the
     losses at alpha = 0 (L'(0) >= 0) in closed form, bounds every other candidate without exponentials, tightens
-    the bounds of those near the best or the largest (a cosh bound, then one Newton step and strong convexity)
-    and solves the few it cannot rule out.
+    the bounds of those near the best or the largest (strong convexity at a step shared by all, a cosh bound, then
+    one Newton step and strong convexity) and solves the few it cannot rule out.
     """
     return ada_loss_function(Tp, Tm, C1, C2)(b, d)
 
