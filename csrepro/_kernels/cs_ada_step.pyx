@@ -14,7 +14,9 @@ alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for 
 :func:`ada_losses` gives the same losses only where they can decide the best candidate (bounds elsewhere).
 """
 
-from libc.math cimport INFINITY, M_LN2 as LN2, exp, fabs, fmax, fmin, log, sqrt
+from libc.math cimport INFINITY, NAN, exp, fabs, fmax, fmin, log, sqrt
+
+from csrepro._kernels._simd_cs_ada_step cimport _near, _pass1, ada_best, ada_k
 
 import numpy as np
 
@@ -99,46 +101,68 @@ cdef inline double _solved_loss(double b, double d, double Tp, double Tm, double
     return _loss(_solve(b, d, Tp, Tm, C1, C2, 0.0, amax, tol, max_iter, &it), b, d, Tp, Tm, C1, C2)
 
 
-cdef inline void _cheap_bounds(double b, double d, double Tp, double Tm, double C1, double C2, double s, double q,
-                               double M, double h, double* lo, double* hi) noexcept nogil:
-    """Bounds without exponentials of the least loss of a candidate with L'(0) = s < 0 (see :func:`ada_losses`)."""
-    cdef double T = Tp + Tm, cm = fmax(C1, C2), x = -2.0 * s * cm / q, y = -s * cm / q
-    lo[0] = 2.0 * (sqrt(fmax((Tp - b) * b, 0.0)) + sqrt(fmax((Tm - d) * d, 0.0)))
-    if x <= LN2:
-        lo[0] = fmax(lo[0], T - s * s * (1.0 + x + x * x) / (2.0 * q))
-    hi[0] = T - (s * s / (2.0 * M) if -s <= M * h else -0.5 * s * h)
-    if y <= 1.0:
-        hi[0] = fmin(hi[0], T - s * s / (2.0 * q) * (1.0 - y - y * y))
+cdef inline double _shared_bound(double b, double d, double Tp, double Tm, double C1, double C2,
+                                 const double* e) noexcept nogil:
+    """L(a) - L'(a)^2 / (2 m) <= the least loss, at a step a shared by all candidates (e = e^{C1 a}, e^{-C1 a},
+    e^{C2 a}, e^{-C2 a}: no exponential per candidate): L'' >= m = 2 C1^2 sqrt((T+ - b) b) + 2 C2^2 sqrt((T- - d) d)
+    everywhere (AM-GM), so L >= L(a) + L'(a) (t - a) + m (t - a)^2 / 2; -inf where m = 0."""
+    cdef double m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - b) * b, 0.0)) + C2 * C2 * sqrt(fmax((Tm - d) * d, 0.0)))
+    cdef double f1 = C1 * (b * e[0] - (Tp - b) * e[1]) + C2 * (d * e[2] - (Tm - d) * e[3])
+    if not m > 0.0:
+        return -INFINITY
+    return (Tp - b) * e[1] + b * e[0] + (Tm - d) * e[3] + d * e[2] - f1 * f1 / (2.0 * m)
 
 
-cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2) noexcept nogil:
+cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2,
+                               double* memo) noexcept nogil:
     """2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 + gn C2^2) <= the least loss, gp = sqrt((T+ - b) b),
-    tp = log((T+ - b)/b)/2 (gn, tn alike): L = 2 gp cosh(C1 a - tp) + 2 gn cosh(C2 a - tn), cosh u >= 1 + u^2/2."""
+    tp = log((T+ - b)/b)/2 (gn, tn alike): L = 2 gp cosh(C1 a - tp) + 2 gn cosh(C2 a - tn), cosh u >= 1 + u^2/2.
+    ``memo``: (b, log((T+ - b)/b), d, log((T- - d)/d)) of the last logs taken (NaN: none), reused for an equal b / d
+    (a tree node's candidates often share one of them): the same bits."""
     cdef double gp = sqrt(fmax((Tp - b) * b, 0.0)), gn = sqrt(fmax((Tm - d) * d, 0.0)), u
     if not (gp > 0.0 and gn > 0.0):
         return 2.0 * (gp + gn)
-    u = C1 * 0.5 * log((Tm - d) / d) - C2 * 0.5 * log((Tp - b) / b)
+    if b != memo[0]:
+        memo[0], memo[1] = b, log((Tp - b) / b)
+    if d != memo[2]:
+        memo[2], memo[3] = d, log((Tm - d) / d)
+    u = C1 * 0.5 * memo[3] - C2 * 0.5 * memo[1]
     return 2.0 * (gp + gn) + gp * gn * u * u / (gp * C1 * C1 + gn * C2 * C2)
 
 
-cdef inline void _newton_bounds(double b, double d, double Tp, double Tm, double C1, double C2, double s, double q,
-                                double amax, double* lo, double* hi) noexcept nogil:
-    """Tighten ``lo`` / ``hi`` by L(a1) - L'(a1)^2 / (2 m) and L(a1), a1 one Newton step from -s/q."""
-    cdef double a = _clip(-s / q, 0.0, amax), ep, fp, f1, f2, m
-    cdef int k
+cdef inline void _newton_bounds(const double* b, const double* d, const Py_ssize_t* js, double Tp, double Tm,
+                                double C1, double C2, double q, double amax, double* lo, double* hi) noexcept nogil:
+    """Tighten ``lo`` / ``hi`` of candidates js[0], js[1] (may be equal) by L(a1) - L'(a1)^2 / (2 m) and L(a1), a1
+    one Newton step from -s/q: the two in step (independent chains of exponentials); one exponential per point when
+    C1 = C2."""
+    cdef double a[2]
+    cdef double ep[2]
+    cdef double fp[2]
+    cdef double f1[2]
+    cdef double f2[2]
+    cdef double bt, dt, m
+    cdef int k, t
+    for t in range(2):
+        bt, dt = b[js[t]], d[js[t]]
+        a[t] = _clip(-(C1 * (2.0 * bt - Tp) + C2 * (2.0 * dt - Tm)) / q, 0.0, amax)
     for k in range(2):
-        ep, fp = exp(C1 * a), exp(C2 * a)
-        f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
-        if k == 1:
-            break
-        f2 = C1 * C1 * (b * ep + (Tp - b) / ep) + C2 * C2 * (d * fp + (Tm - d) / fp)
-        if f2 > 0.0:
-            a = _clip(a - f1 / f2, 0.0, amax)
-    f2 = (Tp - b) / ep + b * ep + (Tm - d) / fp + d * fp  # L(a1)
-    hi[0] = fmin(hi[0], f2)
-    m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - b) * b, 0.0)) + C2 * C2 * sqrt(fmax((Tm - d) * d, 0.0)))
-    if m > 0.0:
-        lo[0] = fmax(lo[0], f2 - f1 * f1 / (2.0 * m))
+        for t in range(2):
+            ep[t] = exp(C1 * a[t])
+            fp[t] = ep[t] if C2 == C1 else exp(C2 * a[t])
+        for t in range(2):
+            bt, dt = b[js[t]], d[js[t]]
+            f1[t] = C1 * (bt * ep[t] - (Tp - bt) / ep[t]) + C2 * (dt * fp[t] - (Tm - dt) / fp[t])
+            if k == 0:
+                f2[t] = C1 * C1 * (bt * ep[t] + (Tp - bt) / ep[t]) + C2 * C2 * (dt * fp[t] + (Tm - dt) / fp[t])
+                if f2[t] > 0.0:
+                    a[t] = _clip(a[t] - f1[t] / f2[t], 0.0, amax)
+    for t in range(2):
+        bt, dt = b[js[t]], d[js[t]]
+        f2[t] = (Tp - bt) / ep[t] + bt * ep[t] + (Tm - dt) / fp[t] + dt * fp[t]  # L(a1)
+        hi[js[t]] = fmin(hi[js[t]], f2[t])
+        m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - bt) * bt, 0.0)) + C2 * C2 * sqrt(fmax((Tm - dt) * dt, 0.0)))
+        if m > 0.0:
+            lo[js[t]] = fmax(lo[js[t]], f2[t] - f1[t] * f1[t] / (2.0 * m))
 
 
 def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, double C1, double C2, double alpha_max,
@@ -155,7 +179,9 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
        with L'' <= M = C1^2 T+ e^{C1 h} + C2^2 T- e^{C2 h} on [0, h = 1/c] guarantees, and, when y = -s c / q <= 1,
        T - s^2 (1 - y - y^2) / (2 q) (L at -s/q, L'' <= q e^{y} there).  The candidates of least lo and of largest
        hi (the first) are solved: best is the former's loss, top the largest of the flat losses and the two.
-    2. Candidates with lo <= best + slack T: lo = max(lo, 2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 +
+    2. Candidates with lo <= best + slack T: lo = max(lo, L(a*) - L'(a*)^2 / (2 m)), a* the step of the first
+       solved candidate (strong convexity, m as below; no exponential per candidate), then for those still with
+       lo <= best + slack T, lo = max(lo, 2 gp + 2 gn + gp gn (C1 tn - C2 tp)^2 / (gp C1^2 +
        gn C2^2)), gp = sqrt((T+ - b) b), tp = log((T+ - b)/b)/2, gn, tn alike (L = 2 gp cosh(C1 a - tp) +
        2 gn cosh(C2 a - tn) and cosh u >= 1 + u^2/2).  Those still with lo <= best + slack T, or with
        hi >= top (1 - 1e-9) - 1e-14 T: with a1 one Newton step of
@@ -165,45 +191,50 @@ def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, d
     3. Solved: each of these whose lo <= best + slack T or hi >= top (1 - 1e-9) - 1e-14 T.
 
     So an entry not solved is a lower bound above best + slack T >= (smallest loss) + slack T and below top (the
-    largest entry, solved).  Returns the number of candidates solved.
+    largest entry, solved).  Returns the number of candidates solved.  (A lower bound only ever rules a candidate
+    out: a tighter one leaves the least and largest entries, those within slack T of the least, and the candidate
+    solved in step 2 (its hi < best: never ruled out) as they were; it lowers only the number solved and raises
+    only entries that are not solved.)
     """
     cdef Py_ssize_t n = b.shape[0]
     if d.shape[0] != n or loss.shape[0] != n:
         raise ValueError(f"shape mismatch: b {n}, d {d.shape[0]}, loss {loss.shape[0]}")
-    cdef unsigned char[::1] stage = np.zeros(n, dtype=np.uint8)  # 0: exact, 1: cheap bounds, 2: Newton bounds
+    cdef unsigned char[::1] stage = np.empty(n, dtype=np.uint8)  # 0: exact, 1: cheap bounds, 2: Newton bounds
     cdef double[::1] upper = np.empty(n)
+    cdef Py_ssize_t[::1] near = np.empty(n + 1, dtype=np.intp)
     cdef int solved = 0
     if n:
         with nogil:
             solved = _bounded_losses(&b[0], &d[0], n, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, &loss[0],
-                                     &stage[0], &upper[0])
+                                     &stage[0], &upper[0], &near[0])
     return solved
 
 
 cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double Tp, double Tm, double C1, double C2,
                          double amax, double slack, double tol, int max_iter, double* loss, unsigned char* stage,
-                         double* upper) noexcept nogil:
-    """:func:`ada_losses`'s three passes; ``stage`` (n,) zeroed scratch, ``upper`` (n,) scratch."""
-    cdef Py_ssize_t j, jlo = -1, jhi = -1, jup = -1
-    cdef double T = Tp + Tm, flat = 1e-9 * (C1 * Tp + C2 * Tm), h = 1.0 / fmax(C1, C2)
-    cdef double M = C1 * C1 * Tp * exp(C1 * h) + C2 * C2 * Tm * exp(C2 * h), q = C1 * C1 * Tp + C2 * C2 * Tm
-    cdef double s, lo = INFINITY, uhi = -INFINITY, upmin = INFINITY, top = -INFINITY, best, x, cut
-    cdef int solved = 0
-    for j in range(n):
-        s = C1 * (2.0 * b[j] - Tp) + C2 * (2.0 * d[j] - Tm)
-        if s >= flat:
-            loss[j] = (Tp - b[j]) + b[j] + (Tm - d[j]) + d[j]
-            top = fmax(top, loss[j])
-            continue
-        _cheap_bounds(b[j], d[j], Tp, Tm, C1, C2, s, q, M, h, &loss[j], &upper[j])
-        stage[j] = 1
-        if loss[j] < lo:
-            lo, jlo = loss[j], j
-        if upper[j] > uhi:
-            uhi, jhi = upper[j], j
+                         double* upper, Py_ssize_t* near) noexcept nogil:
+    """:func:`ada_losses`'s three passes (the first, and the second's choice of candidates, in C:
+    include/cs_ada_step_simd.h); ``stage``, ``upper`` (n,), ``near`` (n + 1,) scratch (``near``: the candidates the
+    second pass bounds, in order, then those it bounds by a Newton step, two at a time)."""
+    cdef Py_ssize_t i, j, jlo, jhi, jup = -1, m = 0, k = 0
+    cdef ada_k kc
+    cdef ada_best st
+    cdef double memo[8]  # _cosh_bound's, one per labelling (j even / odd)
+    kc.Tp, kc.Tm, kc.C1, kc.C2, kc.T, kc.cm, kc.h = Tp, Tm, C1, C2, Tp + Tm, fmax(C1, C2), 1.0 / fmax(C1, C2)
+    cdef double M = C1 * C1 * Tp * exp(C1 * kc.h) + C2 * C2 * Tm * exp(C2 * kc.h), q = C1 * C1 * Tp + C2 * C2 * Tm
+    kc.q, kc.Mh, kc.q2, kc.M2, kc.flat = q, M * kc.h, 2.0 * q, 2.0 * M, 1e-9 * (C1 * Tp + C2 * Tm)
+    cdef double T = kc.T, upmin = INFINITY, top, best, x, cut, a
+    cdef double es[4]  # _shared_bound's
+    cdef int solved = 0, it
+    for j in range(8):
+        memo[j] = NAN
+    jlo = _pass1(&kc, b, d, n, loss, upper, stage, &st)
     if jlo < 0:
         return 0
-    loss[jlo] = _solved_loss(b[jlo], d[jlo], Tp, Tm, C1, C2, amax, tol, max_iter)
+    jhi, top = st.jhi, st.top
+    a = _solve(b[jlo], d[jlo], Tp, Tm, C1, C2, 0.0, amax, tol, max_iter, &it)
+    loss[jlo] = _loss(a, b[jlo], d[jlo], Tp, Tm, C1, C2)  # = _solved_loss; its step is the shared bound's
+    es[0], es[1], es[2], es[3] = exp(C1 * a), exp(-C1 * a), exp(C2 * a), exp(-C2 * a)
     stage[jlo] = 0
     solved += 1
     if stage[jhi]:
@@ -214,15 +245,23 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
     top = fmax(top, fmax(best, loss[jhi]))
     cut = best + slack * T
     x = top * (1.0 - 1e-9) - 1e-14 * T
-    for j in range(n):
-        if stage[j] != 1 or (loss[j] > cut and upper[j] < x):
-            continue
+    m = _near(stage, loss, upper, n, cut, x, near)
+    for i in range(m):  # the shared-step and cosh bounds; near[:k]: those left for the Newton bounds
+        j = near[i]
         if loss[j] <= cut:
-            loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2))
+            loss[j] = fmax(loss[j], _shared_bound(b[j], d[j], Tp, Tm, C1, C2, es))
+            if loss[j] <= cut:
+                loss[j] = fmax(loss[j], _cosh_bound(b[j], d[j], Tp, Tm, C1, C2, &memo[4 * (j & 1)]))
             if loss[j] > cut and upper[j] < x:
                 continue
-        s = C1 * (2.0 * b[j] - Tp) + C2 * (2.0 * d[j] - Tm)
-        _newton_bounds(b[j], d[j], Tp, Tm, C1, C2, s, q, amax, &loss[j], &upper[j])
+        near[k] = j
+        k += 1
+    for i in range(0, k, 2):
+        if i + 1 == k:
+            near[k] = near[i]
+        _newton_bounds(b, d, &near[i], Tp, Tm, C1, C2, q, amax, loss, upper)
+    for i in range(k):
+        j = near[i]
         stage[j] = 2
         if upper[j] < upmin:
             upmin, jup = upper[j], j
@@ -232,7 +271,8 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
         solved += 1
         best = fmin(best, loss[jup])
     cut = best + slack * T
-    for j in range(n):
+    for i in range(k):
+        j = near[i]
         if stage[j] == 2 and (loss[j] <= cut or upper[j] >= x):
             loss[j] = _solved_loss(b[j], d[j], Tp, Tm, C1, C2, amax, tol, max_iter)
             stage[j] = 0

@@ -51,6 +51,15 @@ def _newton_bounds(b, d, Tp, Tm, C1, C2, s, q, alpha_max):
         return np.where(m > 0.0, up - f1 * f1 / (2.0 * m), -np.inf), up
 
 
+def _strongly_convex_bound(b, d, Tp, Tm, C1, C2, a):
+    """L(a) - L'(a)^2 / (2 m) at a step a (m = 2 C1^2 sqrt((T+ - b) b) + 2 C2^2 sqrt((T- - d) d) <= L''), -inf
+    where m = 0."""
+    m = 2.0 * (C1 * C1 * np.sqrt(np.maximum((Tp - b) * b, 0.0)) + C2 * C2 * np.sqrt(np.maximum((Tm - d) * d, 0.0)))
+    f1 = loss_derivative(a, b, d, Tp, Tm, C1, C2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(m > 0.0, step_loss(a, b, d, Tp, Tm, C1, C2) - f1 * f1 / (2.0 * m), -np.inf)
+
+
 def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
     """Same contract as the kernel: its three passes on whole arrays, the candidates solved by :func:`solve_steps`."""
     b, d = np.asarray(b, float), np.asarray(d, float)
@@ -78,9 +87,13 @@ def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
 
     jlo, jhi = int(np.argmin(lo)), int(np.argmax(hi))
     best = solve([jlo])[0]
+    alpha, _ = np.empty(1), np.empty(1)
+    solve_steps(b[[jlo]], d[[jlo]], Tp, Tm, C1, C2, 0.0, alpha_max, tol, max_iter, alpha, _)
     top = max(loss[flat].max(initial=-np.inf), best, solve([jhi])[0])
     x = top * (1.0 - 1e-9) - 1e-14 * T
-    low = np.flatnonzero(~exact & (lo <= best + slack * T))  # pass 2: the cosh bound, then the Newton bounds
+    low = np.flatnonzero(~exact & (lo <= best + slack * T))  # pass 2: the bound at alpha, the cosh bound, Newton's
+    lo[low] = np.fmax(lo[low], _strongly_convex_bound(b[low], d[low], Tp, Tm, C1, C2, alpha[0]))
+    low = low[lo[low] <= best + slack * T]
     gp, gn = np.sqrt(np.maximum((Tp - b[low]) * b[low], 0.0)), np.sqrt(np.maximum((Tm - d[low]) * d[low], 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         u = C1 * 0.5 * np.log((Tm - d[low]) / d[low]) - C2 * 0.5 * np.log((Tp - b[low]) / b[low])

@@ -6,8 +6,8 @@ Everything here is vectorised over candidate weak learners or samples; the boost
 
 - CS-AdaBoost (Alg. 4): :func:`ada_steps` solves (VI.39) for many candidates at once and returns
   their losses (VI.42); :func:`ada_losses` gives the same losses wherever they can decide which
-  candidate is best, solving only those; :func:`exp_weight_update` is (VI.38) (and (VI.45) for
-  CS-RealBoost).
+  candidate is best, solving only those (:func:`ada_loss_function`: as a function of (b, d));
+  :func:`exp_weight_update` is (VI.38) (and (VI.45) for CS-RealBoost).
 - CS-RealBoost (Alg. 5): :func:`real_outputs` is the posterior-to-output map (VI.46) on
   (regularised) weighted class masses, :func:`real_criterion` the selection criterion (VI.44).
 - CS-LogitBoost (Alg. 6): :func:`asymmetric_inverse_link` is p_c of (VI.34), :func:`asymmetric_link`
@@ -94,24 +94,39 @@ def ada_losses(b, d, Tp, Tm, C1, C2) -> np.ndarray:
     (``csrepro.weak.splits.first_min``) is the same.  Only these candidates are solved: the kernel's
     ``ada_losses`` (of :func:`csrepro._kernels.backend.current`; its docstring states the bounds) gives the
     losses at alpha = 0 (L'(0) >= 0) in closed form, bounds every other candidate without exponentials, tightens
-    the bounds of those near the best or the largest (a cosh bound, then one Newton step and strong convexity)
-    and solves the few it cannot rule out.
+    the bounds of those near the best or the largest (strong convexity at a step shared by all, a cosh bound, then
+    one Newton step and strong convexity) and solves the few it cannot rule out.
     """
+    return ada_loss_function(Tp, Tm, C1, C2)(b, d)
+
+
+def ada_loss_function(Tp, Tm, C1, C2):
+    """``f(b, d)`` = :func:`ada_losses` (b, d, Tp, Tm, C1, C2), the costs checked once (a booster's criterion for
+    one round: called on every node's candidates)."""
     C1, C2 = check_costs(C1, C2)
-    b = np.ascontiguousarray(b, dtype=np.float64)
-    d = np.ascontiguousarray(d, dtype=np.float64)
-    if b.shape != d.shape or b.ndim != 1:
-        raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
-    loss = np.empty_like(b)
-    KERNELS[backend.current()].ada_losses(b, d, float(Tp), float(Tm), C1, C2, 30.0 / max(C1, C2), SELECTION_SLACK,
-                                          STEP_TOL, STEP_MAX_ITER, loss)
-    return loss
+    args = float(Tp), float(Tm), C1, C2, 30.0 / max(C1, C2), SELECTION_SLACK, STEP_TOL, STEP_MAX_ITER
+
+    def losses(b, d):
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        d = np.ascontiguousarray(d, dtype=np.float64)
+        if b.shape != d.shape or b.ndim != 1:
+            raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
+        loss = np.empty_like(b)
+        KERNELS[backend.current()].ada_losses(b, d, *args, loss)
+        return loss
+
+    return losses
 
 
-def exp_weight_update(w, ys, G, C1, C2) -> np.ndarray:
-    """(VI.38)/(VI.45): w e^{-C1 G(x)} on positives, w e^{C2 G(x)} on negatives, for the step G = alpha g or G^real."""
-    pos = np.asarray(ys) > 0
-    return np.asarray(w) * np.exp(np.where(pos, -C1, C2) * np.asarray(G))
+def exp_rates(ys, C1, C2) -> np.ndarray:
+    """-C1 on positives, C2 on negatives: the exponent of (VI.38)/(VI.45) per unit of G(x)."""
+    return np.where(np.asarray(ys) > 0, -C1, C2)
+
+
+def exp_weight_update(w, ys, G, C1, C2, rates=None) -> np.ndarray:
+    """(VI.38)/(VI.45): w e^{-C1 G(x)} on positives, w e^{C2 G(x)} on negatives, for the step G = alpha g or G^real;
+    ``rates``: :func:`exp_rates` (ys, C1, C2) when already made (a fit makes it once)."""
+    return np.asarray(w) * np.exp((exp_rates(ys, C1, C2) if rates is None else rates) * np.asarray(G))
 
 
 def real_outputs(Wp, Wm, C1, C2, eps=0.0) -> np.ndarray:

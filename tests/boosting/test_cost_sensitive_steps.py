@@ -99,6 +99,10 @@ def test_exp_weight_update_hand_case():
     """(VI.38): positives scaled by e^{-C1 alpha g}, negatives by e^{C2 alpha g}."""
     w = cs.exp_weight_update([1.0, 1.0, 2.0], [1, -1, -1], np.array([0.5, 0.5, -0.25]), 2.0, 4.0)
     np.testing.assert_allclose(w, [np.exp(-1.0), np.exp(2.0), 2.0 * np.exp(-1.0)])
+    rates = cs.exp_rates([1, -1, -1], 2.0, 4.0)  # made once per fit: the same bits
+    np.testing.assert_array_equal(rates, [-2.0, 4.0, 4.0])
+    same = cs.exp_weight_update([1.0, 1.0, 2.0], [1, -1, -1], np.array([0.5, 0.5, -0.25]), 2.0, 4.0, rates=rates)
+    np.testing.assert_array_equal(same.view(np.int64), w.view(np.int64))
 
 
 @settings(max_examples=40, deadline=None)

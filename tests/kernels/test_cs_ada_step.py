@@ -98,3 +98,22 @@ def test_bounded_losses_match_reference(seed, C1, C2):
     np.testing.assert_allclose(l_k.max(), l_r.max(), rtol=1e-10)
     assert l_k.max() == full.max() and l_k.min() == full.min()
     assert np.all(l_k <= full * (1 + 1e-12)) and np.all(l_r <= full * (1 + 1e-9))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), C1=st.floats(0.1, 10.0), C2=st.floats(0.1, 10.0), scale=st.sampled_from(
+    [1.0, 1e-300, 1e300, 1e-310]))
+def test_bounded_losses_do_not_depend_on_lanes(seed, C1, C2, scale):
+    """ada_losses: the same bits for every candidate whichever SIMD lane or the scalar tail computes it
+    (the scan shifted by 1-3 copies of one of its flat candidates, which change neither the least nor the largest
+    loss), at any scale (x = 2 y where exact, else the division)."""
+    b, d, Tp, Tm = _candidates(seed, n=300)
+    b, d = np.concatenate([b, Tp - b]), np.concatenate([d, Tm - d])
+    b[10:20], d[10:20] = 0.5 * Tp, 0.5 * Tm  # L'(0) = 0: no lane takes 2 y
+    b, d, Tp, Tm = b * scale, d * scale, Tp * scale, Tm * scale
+    flat = np.flatnonzero(C1 * (2 * b - Tp) + C2 * (2 * d - Tm) >= 1e-9 * (C1 * Tp + C2 * Tm))[0]
+    base, _ = _bounded(cs_ada_step, b, d, Tp, Tm, C1, C2, 30.0 / max(C1, C2))
+    for k in (1, 2, 3):
+        bk, dk = np.concatenate([np.full(k, b[flat]), b]), np.concatenate([np.full(k, d[flat]), d])
+        shifted, _ = _bounded(cs_ada_step, bk, dk, Tp, Tm, C1, C2, 30.0 / max(C1, C2))
+        np.testing.assert_array_equal(shifted[k:].view(np.int64), base.view(np.int64))
