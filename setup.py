@@ -2,7 +2,8 @@
 
 A kernel with a Tempita template (``<name>.pyx.tp``) has its ``.pyx`` generated from it here.  A kernel's SIMD C
 lives in ``csrepro/_kernels/include/<name>_simd.h`` (declared in ``_simd_<name>.pxd``; that folder is on every
-kernel's include path, and a kernel is rebuilt when its header changes).  Every kernel compiles with -Wall -Wextra.
+kernel's include path, and a kernel is rebuilt when its header, or cpu_features.h that the headers share,
+changes).  Every kernel compiles with -Wall -Wextra.
 Cython's translation and the C compiler both run over every core (an install compiles six large C files).
 """
 import os
@@ -25,13 +26,13 @@ for template in KERNEL_DIR.glob("*.pyx.tp"):
 
 
 def extension(name):
-    """The Extension of kernel ``name``, its SIMD header (if it has one) as a dependency."""
+    """The Extension of kernel ``name``, its SIMD header (if it has one) and cpu_features.h as dependencies."""
     header = KERNEL_DIR / "include" / f"{name}_simd.h"
     return Extension(
         f"csrepro._kernels.{name}",
         [f"csrepro/_kernels/{name}.pyx"],
         include_dirs=[np.get_include(), INCLUDE],
-        depends=[f"{INCLUDE}/{header.name}"] if header.exists() else [],
+        depends=[f"{INCLUDE}/{header.name}", f"{INCLUDE}/cpu_features.h"] if header.exists() else [],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3", "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wextra"],
     )

@@ -11,6 +11,7 @@
 #define CSREPRO_CS_ADA_STEP_SIMD_H
 
 #include <Python.h>  /* Py_ssize_t */
+#include "cpu_features.h"
 #include <math.h>
 #include <string.h>  /* memcpy */
 
@@ -157,14 +158,6 @@ static inline CSR4_ATTR __m256d csr4_normal(__m256d v, __m256d tiny, __m256d hug
 CSREPRO_ADA_BOUNDS(csrepro_ada_bounds4, target("avx2"), csr4, __m256d, 4, _mm256_set1_pd, _mm256_loadu_pd,
                    _mm256_storeu_pd, _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd, _mm256_div_pd, _mm256_sqrt_pd,
                    _mm256_max_pd, _mm256_and_pd, _mm256_xor_pd, CSR4_LT, CSR4_LE, CSR4_GE, CSR4_GT, _mm256_movemask_pd)
-static inline int csrepro_ada_has_avx2(void) {
-    static int has = -1;  /* a benign race: every thread stores the same value */
-    if (has < 0) {
-        __builtin_cpu_init();
-        has = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return has;
-}
 /* csrepro_ada_near's candidates j < n - n % 4, four at a time; returns the count listed. */
 static __attribute__((target("avx2"))) Py_ssize_t csrepro_ada_near4(const unsigned char* stage, const double* loss,
                                                                     const double* upper, Py_ssize_t n, double cut,
@@ -191,7 +184,7 @@ static inline Py_ssize_t csrepro_ada_near(const unsigned char* stage, const doub
                                          Py_ssize_t n, double cut, double x, Py_ssize_t* near) {
     Py_ssize_t j = 0, m = 0;
 #if defined(CSREPRO_ADA_AVX2)
-    if (csrepro_ada_has_avx2()) {
+    if (csrepro_cpu_has_avx2()) {
         m = csrepro_ada_near4(stage, loss, upper, n, cut, x, near);
         j = n - n % 4;
     }
@@ -207,7 +200,7 @@ static inline Py_ssize_t csrepro_ada_pass1(const csrepro_ada_k* k, const double*
     Py_ssize_t j = 0;
     st->lo = INFINITY, st->hi = -INFINITY, st->top = -INFINITY, st->jlo = st->jhi = -1;
 #if defined(CSREPRO_ADA_AVX2)
-    if (csrepro_ada_has_avx2())
+    if (csrepro_cpu_has_avx2())
         j = csrepro_ada_bounds4(k, b, d, n, loss, upper, stage, st);
     else
 #endif

@@ -7,6 +7,7 @@
 #define CSREPRO_HISTOGRAM_SIMD_H
 
 #include <Python.h>  /* Py_ssize_t */
+#include "cpu_features.h"
 #include <math.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -87,14 +88,7 @@ static inline void NAME##_avx_##NV(double* out, const unsigned char* codes, Py_s
         if (NV & 1) _mm_storeu_pd(dst + k - 2, tail);                                                       \
     }                                                                                                       \
 }
-static inline int csrepro_has_avx(void) {
-    static int has = -1;  /* a benign race: every thread stores the same value */
-    if (has < 0) {
-        __builtin_cpu_init();
-        has = __builtin_cpu_supports("avx") ? 1 : 0;
-    }
-    return has;
-}
+static inline int csrepro_has_avx(void) { return csrepro_cpu_has_avx(); }
 #define CSREPRO_AVX_CASE(NV, NAME) case 2 * NV: NAME##_avx_##NV(out, codes, o, ch, rows, t0, t1); return 1;
 #else
 #define CSREPRO_RUN_AVX(NV, NAME, ROWT)
@@ -381,14 +375,7 @@ static inline void csrepro_route(const unsigned char* codes, int* node, Py_ssize
     }
 }
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-static inline int csrepro_route_has_avx2(void) {
-    static int has = -1;  /* a benign race: every thread stores the same value */
-    if (has < 0) {
-        __builtin_cpu_init();
-        has = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return has;
-}
+static inline int csrepro_route_has_avx2(void) { return csrepro_cpu_has_avx2(); }
 /* The largest node id of rows 0..n-1 (INT_MIN when none). */
 __attribute__((target("avx2")))
 static inline int csrepro_max_id_avx2(const int* node, Py_ssize_t n) {

@@ -7,6 +7,7 @@
 #define CSREPRO_VECTOR_SCAN_SIMD_H
 
 #include <Python.h>  /* Py_ssize_t */
+#include "cpu_features.h"
 #include <math.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -119,14 +120,7 @@ static inline void csrepro_lss_2(const double* const* h, double* const* out, con
 }
 #endif
 #if defined(__SSE2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-static inline int csrepro_has_avx2(void) {
-    static int has = -1;  /* a benign race: every thread stores the same value */
-    if (has < 0) {
-        __builtin_cpu_init();
-        has = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return has;
-}
+static inline int csrepro_has_avx2(void) { return csrepro_cpu_has_avx2(); }
 /* Two nodes A, B in one AVX register, (A0, A1, B0, B1), their counts as (A2, B2).  A first pass keeps the
    running sums of each bin (P[b]: the sums of bins o..o+b, added in bin order from 0.0 -- the scalar loop's L
    after bin b, and T after the last bin); the second pass has no chain of additions.  Same results, bit for
@@ -206,14 +200,7 @@ static inline void csrepro_lss_avx2(const double* hA, const double* hB, double* 
    order, so the sums are the same IEEE doubles. */
 #if defined(__SSE2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define CSREPRO_LAYER_AVX 1
-static inline int csrepro_has_avx(void) {
-    static int has = -1;
-    if (has < 0) {
-        __builtin_cpu_init();
-        has = __builtin_cpu_supports("avx") ? 1 : 0;
-    }
-    return has;
-}
+static inline int csrepro_has_avx(void) { return csrepro_cpu_has_avx(); }
 /* Rows i..: eight at a time, four per AVX register (lanes = rows), the same per-lane operations; returns the
    first row not done. */
 __attribute__((target("avx")))
