@@ -1,11 +1,15 @@
-"""Suite-wide settings: the hypothesis profile, and the order in which pytest-xdist hands out the test modules.
+"""Suite-wide settings: the hypothesis profile, the order in which pytest-xdist hands out the test modules, and the
+``entry_point`` fixture (a command-line entry point run in the test's process).
 
 ``make test`` runs the suite with ``pytest -n auto --dist loadfile``: each module stays on one worker (so a module
 fixture is built once, and a module's tests keep their order), and the workers take modules in collection order.
 """
 
+import logging
 import os
+import sys
 
+import pytest
 from hypothesis import settings
 
 # No per-example deadline: under a second xdist worker (or a shared machine) an example may take longer than
@@ -29,3 +33,40 @@ def pytest_collection_modifyitems(config, items):
     """Move the items of the LONGEST_FIRST modules (matched by file name) to the front, in that order."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+@pytest.fixture
+def entry_point(monkeypatch, capsys):
+    """``entry_point(module, *args, cwd=None, env=None)`` -> (exit status, stdout, stderr) of ``python -m
+    csrepro.<module> ARGS`` (``run`` or ``report``) run through its entry point in this process, from ``cwd`` with
+    ``env`` set (an interpreter start-up per command would cost seconds).  ``sys.argv``, the working directory, the
+    environment, Hydra's global state and the root logger's handlers and level (a run's job configures them) are
+    restored after the call."""
+    from hydra.core.global_hydra import GlobalHydra
+
+    from csrepro import run
+    from csrepro.report.__main__ import main as report_main
+
+    def call(module, *args, cwd=None, env=None):
+        logger = logging.getLogger()
+        handlers, level = logger.handlers[:], logger.level
+        with monkeypatch.context() as patch:
+            if cwd is not None:
+                patch.chdir(cwd)
+            for key, value in (env or {}).items():
+                patch.setenv(key, value)
+            patch.setattr(sys, "argv", [f"csrepro.{module}", *args])
+            try:
+                status = run.main() if module == "run" else report_main(list(args))
+            except SystemExit as stop:
+                status = stop.code
+            finally:
+                GlobalHydra.instance().clear()
+                for handler in set(logger.handlers) - set(handlers):
+                    logger.removeHandler(handler)
+                    handler.close()
+                logger.setLevel(level)
+        out, err = capsys.readouterr()
+        return status or 0, out, err
+
+    return call

@@ -15,7 +15,6 @@ are byte-identical.
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
 import subprocess
 import sys
@@ -24,7 +23,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hydra.core.global_hydra import GlobalHydra
 from joblib import cpu_count
 
 from csrepro import run, runner
@@ -352,38 +350,18 @@ def filled(args, places) -> list[str]:
     return out
 
 
-def run_main(args, monkeypatch, capsys) -> tuple[int, str, str]:
-    """``python -m csrepro.run ARGS`` in this process, which must stop with an exit status (every catalogue row
-    stops before Hydra starts; a run whose trials fail stops after its job): the status, stdout and stderr.
-    Hydra's global state and the root logger's handlers and level (a job configures them) are restored."""
-    monkeypatch.setattr(sys, "argv", ["csrepro.run", *args])
-    logger = logging.getLogger()
-    handlers, level = logger.handlers[:], logger.level
-    try:
-        with pytest.raises(SystemExit) as stop:
-            run.main()
-    finally:
-        GlobalHydra.instance().clear()
-        for handler in set(logger.handlers) - set(handlers):
-            logger.removeHandler(handler)
-            handler.close()
-        logger.setLevel(level)
-    out, err = capsys.readouterr()
-    return stop.value.code, out, err
-
-
 def test_the_catalogue_is_large_and_its_ids_unique():
     assert len(CATALOGUE) >= 100 and len({c.id for c in CATALOGUE}) == len(CATALOGUE)
 
 
 @pytest.mark.parametrize("case", CATALOGUE, ids=[c.id for c in CATALOGUE])
-def test_bad_input(case, root, places, monkeypatch, capsys):
+def test_bad_input(case, root, places, entry_point, capsys):
     if "{damaged}" in "".join(case.args) and places["mirror"] is None:
         pytest.skip("no dataset mirror to damage a copy of: set CSREPRO_DATA_DIR")
     before, tmp_before = digest(root), sorted(Path(places["tmp"]).rglob("*"))
     if case.command != "report":
         prefix = [*SMOKE, f"results.root={root}"] if case.command == "run" else []
-        status, out, err = run_main([*prefix, *filled(case.args, places)], monkeypatch, capsys)
+        status, out, err = entry_point("run", *prefix, *filled(case.args, places))
     else:
         try:
             status = report_main(filled(case.args, places))
@@ -407,9 +385,9 @@ def test_a_bad_input_stops_the_same_in_a_fresh_process(root):
     assert digest(root) == before
 
 
-def test_a_sweep_error_writes_nothing(tmp_path, monkeypatch, capsys):
+def test_a_sweep_error_writes_nothing(tmp_path, entry_point):
     """Each job of a sweep is checked first: a bad later value stops it before the first job (no multirun.yaml)."""
-    status, _, err = run_main(["-m", *SMOKE, f"results.root={tmp_path}", "exp.n_trials=1,0"], monkeypatch, capsys)
+    status, _, err = entry_point("run", "-m", *SMOKE, f"results.root={tmp_path}", "exp.n_trials=1,0")
     assert status == 2 and err == "config error: sweep job exp.n_trials=0: exp.n_trials must be >= 1, got 0\n"
     assert list(tmp_path.iterdir()) == []
 
@@ -422,10 +400,11 @@ def test_debug_flag_shows_the_traceback(tmp_path, monkeypatch):
         run.main()
 
 
-def test_failed_trials_exit_1_with_a_summary(tmp_path, monkeypatch, capsys):
+def test_failed_trials_exit_1_with_a_summary(tmp_path, entry_point):
     """Two training rows of 150 (stratify off) leave one class in some training parts: those trials fail."""
-    status, _, err = run_main([*SMOKE, f"results.root={tmp_path}", "exp.datasets=[sk_iris]", "~exp.protocol.test_size",
-                               "+exp.protocol.test_count=148", "exp.protocol.stratify=false"], monkeypatch, capsys)
+    status, _, err = entry_point("run", *SMOKE, f"results.root={tmp_path}", "exp.datasets=[sk_iris]",
+                                  "~exp.protocol.test_size", "+exp.protocol.test_count=148",
+                                  "exp.protocol.stratify=false")
     assert status == 1 and "Traceback" not in err
     summary = err.strip().splitlines()[-1]
     assert re.match(r"error: smoke: \d of the 4 trials run failed \(first: sk_iris trial \d ", summary), summary
@@ -434,22 +413,22 @@ def test_failed_trials_exit_1_with_a_summary(tmp_path, monkeypatch, capsys):
     assert len(failed) + len(read_store(tmp_path / "smoke")) == 4
 
 
-def test_a_locked_store_stops_a_second_run(root, monkeypatch, capsys):
+def test_a_locked_store_stops_a_second_run(root, entry_point):
     """While a run holds the store (here: this process), another run into it stops before any work."""
     import os
 
     before = digest(root)
     with store_lock(root / "smoke"):
-        status, out, err = run_main([*SMOKE, f"results.root={root}"], monkeypatch, capsys)
+        status, out, err = entry_point("run", *SMOKE, f"results.root={root}")
     assert status == 2 and err.count("\n") == 1
     assert err.startswith(f"store error: the results folder {root / 'smoke'} is in use by a run (pid {os.getpid()});")
     assert digest(root) == before and not (root / "smoke" / "run.lock").exists()
 
 
-def test_missing_data_leaves_no_results_folder(tmp_path, monkeypatch, capsys):
+def test_missing_data_leaves_no_results_folder(tmp_path, entry_point):
     (tmp_path / "empty").mkdir()
-    status, _, err = run_main([*SMOKE, f"results.root={tmp_path / 'r'}", "exp.datasets=[glass]",
-                               f"data.root={tmp_path / 'empty'}", "data.download=false"], monkeypatch, capsys)
+    status, _, err = entry_point("run", *SMOKE, f"results.root={tmp_path / 'r'}", "exp.datasets=[glass]",
+                                  f"data.root={tmp_path / 'empty'}", "data.download=false")
     assert status == 2 and err.startswith("data error: dataset 'glass' not found")
     assert not (tmp_path / "r").exists()
 

@@ -5,15 +5,13 @@ run with one trial of their smallest dataset (training parts of sets over 400 ro
 quarter) into a temporary results root, then the ``python -m csrepro.report`` commands report from
 it, in README order; ``make`` targets must exist, and one reproduce target runs end to end.
 
-The run and report commands go through their entry points (``csrepro.run.main``, ``csrepro.report.__main__.main``)
-in this process, as ``python -m`` calls them, with the command's argv and environment (an interpreter start-up
-per command was most of this file's time); the end-to-end reproduce target runs both in fresh processes, through
-``make``, as users do.
+The run and report commands go through their entry points in this process (the ``entry_point`` fixture of
+tests/conftest.py), with the command's argv and environment (an interpreter start-up per command was most of this
+file's time); the end-to-end reproduce target runs both in fresh processes, through ``make``, as users do.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import shlex
@@ -23,14 +21,11 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
-from csrepro import run
 from csrepro.config import CONF_DIR
 from csrepro.data.loaders import resolve_data_root
 from csrepro.data.registry import get_spec
-from csrepro.report.__main__ import main as report_main
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
@@ -105,29 +100,6 @@ def reduced(args: list[str], root: Path) -> list[str]:
     return kept + extra
 
 
-def entry_point(module: str, args: list[str], env: dict, monkeypatch, capsys) -> tuple[int, str]:
-    """``python -m csrepro.<module> *args`` (run or report) with ``env`` set, from the repository, in this process:
-    its exit status and what it wrote. Hydra's global state and the root logger's handlers are restored after."""
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.chdir(REPO)
-    monkeypatch.setattr(sys, "argv", [f"csrepro.{module}", *args])
-    logger = logging.getLogger()
-    handlers, level = logger.handlers[:], logger.level
-    try:
-        status = run.main() if module == "run" else report_main(args)
-    except SystemExit as stop:
-        status = stop.code
-    finally:
-        GlobalHydra.instance().clear()
-        for handler in set(logger.handlers) - set(handlers):
-            logger.removeHandler(handler)
-            handler.close()
-        logger.setLevel(level)
-    out = capsys.readouterr()
-    return status or 0, out.out[-2000:] + out.err[-3000:]
-
-
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
     return tmp_path_factory.mktemp("readme")
@@ -138,7 +110,7 @@ def test_commands_were_found():
 
 
 @pytest.mark.parametrize("command", RUNS)
-def test_run_command(command, root, monkeypatch, capsys):
+def test_run_command(command, root, entry_point):
     words = shlex.split(command)
     env = {}
     if words[0].startswith("CSREPRO_DATA_DIR="):
@@ -151,18 +123,18 @@ def test_run_command(command, root, monkeypatch, capsys):
         args = reduced(args, root)
     if any(get_spec(d).reader == "csv" for d in experiment_datasets(args)):
         env.setdefault("CSREPRO_DATA_DIR", data_root())  # skips without a mirror
-    status, out = entry_point("run", args, env, monkeypatch, capsys)
-    assert status == 0, f"{command}\n{out}"
+    status, out, err = entry_point("run", *args, cwd=REPO, env=env)
+    assert status == 0, f"{command}\n{out[-2000:]}\n{err[-3000:]}"
 
 
 @pytest.mark.parametrize("command", REPORTS)
-def test_report_command(command, root, monkeypatch, capsys):
+def test_report_command(command, root, entry_point):
     """After the run commands (README order), each report command writes into the same reduced root."""
     args = [a for a in shlex.split(command)[3:] if not a.startswith("results.root=")]
     if "--out" in args:
         args[args.index("--out") + 1] = str(root / "out")
-    status, out = entry_point("report", [*args, f"results.root={root}"], {}, monkeypatch, capsys)
-    assert status == 0, f"{command}\n{out}"
+    status, out, err = entry_point("report", *args, f"results.root={root}", cwd=REPO)
+    assert status == 0, f"{command}\n{out[-2000:]}\n{err[-3000:]}"
 
 
 @pytest.mark.parametrize("target", MAKES)

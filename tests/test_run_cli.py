@@ -6,7 +6,6 @@ kill (SIGKILL, its lock left behind), one to interrupt (SIGINT to its process gr
 names."""
 
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -18,7 +17,6 @@ import hydra
 import pandas as pd
 import pytest
 from hydra import initialize_config_dir
-from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
 from csrepro import run, runner
@@ -51,25 +49,9 @@ runner.run_experiment(json.loads(sys.argv[1]))
 """
 
 
-def cli(monkeypatch, capsys, *args, cwd=REPO, check=True) -> tuple[int, str, str]:
-    """``python -m csrepro.run ARGS`` from ``cwd``, in this process: its exit status, stdout and stderr. The
-    working directory, ``sys.argv``, Hydra's global state and the root logger's handlers and level are restored."""
-    logger = logging.getLogger()
-    handlers, level = logger.handlers[:], logger.level
-    with monkeypatch.context() as patch:
-        patch.chdir(cwd)
-        patch.setattr(sys, "argv", ["csrepro.run", *args])
-        try:
-            status = run.main() or 0
-        except SystemExit as stop:
-            status = stop.code
-        finally:
-            GlobalHydra.instance().clear()
-            for handler in set(logger.handlers) - set(handlers):
-                logger.removeHandler(handler)
-                handler.close()
-            logger.setLevel(level)
-    out, err = capsys.readouterr()
+def cli(entry_point, *args, cwd=REPO, check=True) -> tuple[int, str, str]:
+    """``python -m csrepro.run ARGS`` from ``cwd``, in this process (tests/conftest.py): exit status, stdout, stderr."""
+    status, out, err = entry_point("run", *args, cwd=cwd)
     if check:
         assert status == 0, out + err
     return status, out, err
@@ -108,8 +90,8 @@ def test_cli_typo_fails_fast_with_choices(tmp_path, monkeypatch, capsys):
     assert not store_dir(tmp_path / "smoke").exists()
 
 
-def test_multirun_with_relative_results_root(tmp_path, monkeypatch, capsys):
-    _, out, err = cli(monkeypatch, capsys, "-m", "+exp=smoke", "exp.n_trials=1,2", "results.root=rel/res",
+def test_multirun_with_relative_results_root(tmp_path, entry_point):
+    _, out, err = cli(entry_point, "-m", "+exp=smoke", "exp.n_trials=1,2", "results.root=rel/res",
                       "runner.progress=false", cwd=tmp_path)
     assert "#1 : +exp=smoke exp.n_trials=2" in out + err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rel"]
@@ -188,7 +170,7 @@ def wait_for_parts(exp_dir, proc, n=1):
     assert proc.poll() is None, "the run ended before the test could act"
 
 
-def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path, monkeypatch, capsys):
+def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path, entry_point):
     args = (f"results.root={tmp_path / 'r'}", "exp.n_trials=5")
     planned = 2 * 5 * 2  # datasets x trials x methods
     proc = slow_cli(tmp_path, *args)
@@ -199,11 +181,11 @@ def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path,
     stored = len(read_store(tmp_path / "r" / "smoke"))
     assert err == f"interrupted: {stored} of {planned} trials stored; the same command resumes\n"
     assert 0 < stored < planned and not (tmp_path / "r" / "smoke" / "run.lock").exists()
-    cli(monkeypatch, capsys, "+exp=smoke", "runner.progress=false", *args)  # in this process
+    cli(entry_point, "+exp=smoke", "runner.progress=false", *args)  # in this process
     assert len(read_store(tmp_path / "r" / "smoke")) == planned
 
 
-def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path, monkeypatch, capsys):
+def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path, entry_point):
     """Two runs, one results folder: the second (in this process) stops before any work naming the first's pid;
     after the first is killed (its lock file left behind), the same command takes the stale lock over and finishes
     the trials."""
@@ -213,7 +195,7 @@ def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path, monke
     try:
         wait_for_parts(tmp_path / "r" / "smoke", first)
         parts = sorted(store_dir(tmp_path / "r" / "smoke").glob(PART_GLOB))
-        status, out, err = cli(monkeypatch, capsys, *args, check=False)
+        status, out, err = cli(entry_point, *args, check=False)
         assert first.poll() is None, "the first run ended before the second checked the lock"
         assert status == 2 and out == "" and err.count("\n") == 1, err
         assert err.startswith(f"store error: the results folder {tmp_path / 'r' / 'smoke'} is in use by a "
@@ -223,7 +205,7 @@ def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path, monke
         first.wait()
     assert (tmp_path / "r" / "smoke" / "run.lock").exists()
     assert all(p in sorted(store_dir(tmp_path / "r" / "smoke").glob(PART_GLOB)) for p in parts)
-    cli(monkeypatch, capsys, *args)
+    cli(entry_point, *args)
     assert len(read_store(tmp_path / "r" / "smoke")) == SMOKE_TRIALS * 3
 
 
