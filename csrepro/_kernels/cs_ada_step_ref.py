@@ -29,10 +29,10 @@ def solve_steps(b, d, Tp, Tm, C1, C2, alpha_min, alpha_max, tol, max_iter, alpha
 
 
 def _solved(b, d, Tp, Tm, C1, C2, alpha_max, tol, max_iter):
-    """The losses of :func:`solve_steps` with alpha_min = 0."""
+    """The steps and losses of :func:`solve_steps` with alpha_min = 0."""
     alpha, loss = np.empty(len(b)), np.empty(len(b))
     solve_steps(b, d, Tp, Tm, C1, C2, 0.0, alpha_max, tol, max_iter, alpha, loss)
-    return loss
+    return alpha, loss
 
 
 def _newton_bounds(b, d, Tp, Tm, C1, C2, s, q, alpha_max):
@@ -81,18 +81,19 @@ def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
     exact = np.zeros(len(rest), dtype=bool)
 
     def solve(where):
-        lo[where] = _solved(b[where], d[where], Tp, Tm, C1, C2, alpha_max, tol, max_iter)
+        """Solve the candidates ``where``: their losses into lo, and their steps."""
+        alpha, lo[where] = _solved(b[where], d[where], Tp, Tm, C1, C2, alpha_max, tol, max_iter)
         exact[where] = True
-        return lo[where]
+        return alpha
 
     jlo, jhi = int(np.argmin(lo)), int(np.argmax(hi))
-    best = solve([jlo])[0]
-    alpha, _ = np.empty(1), np.empty(1)
-    solve_steps(b[[jlo]], d[[jlo]], Tp, Tm, C1, C2, 0.0, alpha_max, tol, max_iter, alpha, _)
-    top = max(loss[flat].max(initial=-np.inf), best, solve([jhi])[0])
+    alpha = solve([jlo])[0]  # pass 2's shared bound is taken at this step
+    best = lo[jlo]
+    solve([jhi])
+    top = max(loss[flat].max(initial=-np.inf), best, lo[jhi])
     x = top * (1.0 - 1e-9) - 1e-14 * T
     low = np.flatnonzero(~exact & (lo <= best + slack * T))  # pass 2: the bound at alpha, the cosh bound, Newton's
-    lo[low] = np.fmax(lo[low], _strongly_convex_bound(b[low], d[low], Tp, Tm, C1, C2, alpha[0]))
+    lo[low] = np.fmax(lo[low], _strongly_convex_bound(b[low], d[low], Tp, Tm, C1, C2, alpha))
     low = low[lo[low] <= best + slack * T]
     gp, gn = np.sqrt(np.maximum((Tp - b[low]) * b[low], 0.0)), np.sqrt(np.maximum((Tm - d[low]) * d[low], 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -105,7 +106,8 @@ def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
         lo[near], hi[near] = np.fmax(lo[near], low), np.fmin(hi[near], up)
         k = int(np.argmin(hi[near]))
         if hi[near[k]] < best:
-            best = min(best, solve([near[k]])[0])
+            solve([near[k]])
+            best = min(best, lo[near[k]])
     refined = np.zeros(len(rest), dtype=bool)
     refined[near] = True
     solve(refined & ~exact & ((lo <= best + slack * T) | (hi >= x)))
