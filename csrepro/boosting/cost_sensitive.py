@@ -128,28 +128,46 @@ class CSAdaBoostClassifier(_ExponentialCS):
     Training stops when no candidate lowers the loss, and after a weak learner without errors,
     whose step uses errors 1e-10 of the total weight (split between the classes by their
     weight), as AdaBoost does (so C1 = C2 = 1 gives AdaBoost's steps exactly).
+
+    ``nonnegative_alpha``: True (our reading, NOTES) restricts the step to alpha >= 0 along g; False lets it take
+    either sign (|C alpha| <= 30), so that a tree's candidates are scored by (VI.42) at their best step of either
+    sign (symmetric in g <-> -g), and an all-wrong weak learner is an error-free one with alpha < 0.  With stumps,
+    both polarities being candidates, the two give the same ensembles.
     """
 
     WEAK_LEARNERS = ("stump", "tree4")
     _parameter_constraints: dict = {**_ExponentialCS._parameter_constraints,
-                                    "weak_learner": _weak_learners(WEAK_LEARNERS)}
+                                    "weak_learner": _weak_learners(WEAK_LEARNERS), "nonnegative_alpha": ["boolean"]}
     ERR_FLOOR = AdaBoostClassifier.ERR_FLOOR
 
+    def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
+                 smoothing=1.0, class_balanced=True, nonnegative_alpha=True, cost_matrix=None, random_state=None):
+        super().__init__(C1=C1, C2=C2, n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, class_balanced=class_balanced,
+                         cost_matrix=cost_matrix, random_state=random_state)
+        self.nonnegative_alpha = nonnegative_alpha
+
     def _steps(self, b, d, Tp, Tm):
-        return steps.ada_steps(b, d, Tp, Tm, *self.costs_)
+        amin = 0.0 if self.nonnegative_alpha else -30.0 / max(self.costs_)
+        return steps.ada_steps(b, d, Tp, Tm, *self.costs_, alpha_min=amin)
 
     def _objective(self, state):
         Tp, Tm = (float(state.w.take(rows).sum()) for rows in state.info["rows"])  # w[pos]: the same array, faster
-        return class_channels(state.w, state.y), error_criterion(steps.ada_loss_function(Tp, Tm, *self.costs_))
+        losses = steps.ada_loss_function(Tp, Tm, *self.costs_, signed=not self.nonnegative_alpha)
+        return class_channels(state.w, state.y), error_criterion(losses)
 
     def _coefficient(self, state, h, hx):
         pos_sums = h.cell_sums[h.values > 0].sum(axis=0)
         neg_sums = h.cell_sums[h.values < 0].sum(axis=0)
         Tp, Tm = pos_sums[0] + neg_sums[0], pos_sums[1] + neg_sums[1]
         b, d = neg_sums[0], pos_sums[1]  # (VI.41): misclassified positives / negatives
-        if b + d <= self.ERR_FLOOR * (Tp + Tm):
+        floor = self.ERR_FLOOR
+        if b + d <= floor * (Tp + Tm):
             state.stop = True
-            b, d = self.ERR_FLOOR * Tp, self.ERR_FLOOR * Tm
+            b, d = floor * Tp, floor * Tm
+        elif not self.nonnegative_alpha and b + d >= (1.0 - floor) * (Tp + Tm):  # -g is error-free
+            state.stop = True
+            b, d = (1.0 - floor) * Tp, (1.0 - floor) * Tm
         alpha, loss = self._steps(np.array([b]), np.array([d]), Tp, Tm)
         if not loss[0] < Tp + Tm:  # (VI.42) at alpha = 0 is T+ + T-: no descent left
             return None

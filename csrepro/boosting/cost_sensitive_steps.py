@@ -100,20 +100,30 @@ def ada_losses(b, d, Tp, Tm, C1, C2) -> np.ndarray:
     return ada_loss_function(Tp, Tm, C1, C2)(b, d)
 
 
-def ada_loss_function(Tp, Tm, C1, C2):
+def ada_loss_function(Tp, Tm, C1, C2, signed=False):
     """``f(b, d)`` = :func:`ada_losses` (b, d, Tp, Tm, C1, C2), the costs checked once (a booster's criterion for
-    one round: called on every node's candidates)."""
+    one round: called on every node's candidates).
+
+    ``signed``: the losses at the best alpha of either sign, |C alpha| <= 30 (:func:`ada_steps` with
+    ``alpha_min = -alpha_max``).  A step -alpha < 0 along g is the step alpha along -g, whose errors are
+    (T+ - b, T- - d), so these are the least of the two candidates' :func:`ada_losses`, got in one kernel call: the
+    call's smallest loss is the least of both, and the entries it bounds lie above it plus the slack, so the least
+    and every candidate within the slack of it are exact.
+    """
     C1, C2 = check_costs(C1, C2)
-    args = float(Tp), float(Tm), C1, C2, 30.0 / max(C1, C2), SELECTION_SLACK, STEP_TOL, STEP_MAX_ITER
+    Tp, Tm = float(Tp), float(Tm)
+    args = Tp, Tm, C1, C2, 30.0 / max(C1, C2), SELECTION_SLACK, STEP_TOL, STEP_MAX_ITER
 
     def losses(b, d):
         b = np.ascontiguousarray(b, dtype=np.float64)
         d = np.ascontiguousarray(d, dtype=np.float64)
         if b.shape != d.shape or b.ndim != 1:
             raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
+        if signed:
+            b, d = np.concatenate([b, Tp - b]), np.concatenate([d, Tm - d])
         loss = np.empty_like(b)
         KERNELS[backend.current()].ada_losses(b, d, *args, loss)
-        return loss
+        return np.minimum(loss[:len(b) // 2], loss[len(b) // 2:]) if signed else loss
 
     return losses
 

@@ -176,8 +176,8 @@ def moved_cells(alt: pd.DataFrame, base: pd.DataFrame | None = None) -> pd.DataF
     run_in = within(out["published"], out["reproduced"], np.nan, out["reproduced_se"])
     owner_side = (np.sign(out["reproduced"] - out["tenfold"]) == np.sign(out["published"] - out["loo"])
                   if "loo" in out else True)
-    return out[~base_in & (run_in | (share >= LARGE_SHARE)) & (share >= MIN_SHARE) & owner_side].assign(
-        share_closed=share)
+    moved = ~base_in & (run_in | (share >= LARGE_SHARE)) & (share >= MIN_SHARE) & owner_side
+    return out[moved].assign(share_closed=share[moved])  # share[moved]: an empty frame takes a whole Series' index
 
 
 def parse_setting(text: str) -> tuple[str, str, object] | None:

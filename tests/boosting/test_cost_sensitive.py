@@ -54,10 +54,12 @@ def test_class_balanced_start_is_uniform_on_balanced_classes():
                                .decision_function(X), rtol=1e-10, atol=1e-10)
 
 
-def test_first_cs_ada_step_solves_vi39_with_class_balanced_weights():
-    """alpha_1 solves (VI.39) for b, d of h_1 under w = 1/(2|I+|), 1/(2|I-|) (Alg. 4)."""
+@pytest.mark.parametrize("weak_learner, nonnegative_alpha", [("stump", True), ("tree4", True), ("tree4", False)])
+def test_first_cs_ada_step_solves_vi39_with_class_balanced_weights(weak_learner, nonnegative_alpha):
+    """alpha_1 solves (VI.39) for b, d of h_1 under w = 1/(2|I+|), 1/(2|I-|) (Alg. 4), of either sign when free."""
     X, y = _problem(seed=1)
-    m = CSAdaBoostClassifier(C1=3.0, C2=0.5, n_estimators=3).fit(X, y)
+    m = CSAdaBoostClassifier(C1=3.0, C2=0.5, n_estimators=3, weak_learner=weak_learner,
+                             nonnegative_alpha=nonnegative_alpha).fit(X, y)
     h = m.estimators_[0].predict(X)
     ys = np.where(y == 1, 1.0, -1.0)
     w = steps.class_balanced_weights(ys)
@@ -67,13 +69,39 @@ def test_first_cs_ada_step_solves_vi39_with_class_balanced_weights():
     assert lhs == pytest.approx(3.0 * 0.5 * np.exp(-3.0 * a) + 0.5 * 0.5 * np.exp(-0.5 * a), rel=1e-9)
 
 
-def test_separable_data_stops_after_one_floored_step():
+@pytest.mark.parametrize("y", [[0, 0, 1, 1], [1, 1, 0, 0]])
+@pytest.mark.parametrize("nonnegative_alpha", [True, False])
+def test_separable_data_stops_after_one_floored_step(y, nonnegative_alpha):
+    """An error-free stump stops the fit after its floored step; with alpha free, so does an all-wrong one (the
+    first labelling, "left -1, right +1", is all wrong on the second labels and ties with its mirror)."""
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    y = np.array([0, 0, 1, 1])
-    m = CSAdaBoostClassifier(C1=1.0, C2=1.0, n_estimators=5).fit(X, y)
+    m = CSAdaBoostClassifier(C1=1.0, C2=1.0, n_estimators=5, nonnegative_alpha=nonnegative_alpha).fit(X, y)
     assert m.n_estimators_ == 1
-    assert m.estimator_weights_[0] == pytest.approx(0.5 * np.log((1 - 1e-10) / 1e-10))
+    assert abs(m.estimator_weights_[0]) == pytest.approx(0.5 * np.log((1 - 1e-10) / 1e-10))
     np.testing.assert_array_equal(m.predict(X), y)
+
+
+@pytest.mark.parametrize("C1, C2", [(1.0, 1.0), (4.0, 1.0)])
+def test_free_alpha_changes_nothing_for_stumps(C1, C2):
+    """Both polarities of every stump are candidates, so a step of either sign adds the same alpha g."""
+    X, y = _problem(seed=3)
+    fits = [CSAdaBoostClassifier(C1=C1, C2=C2, n_estimators=12, nonnegative_alpha=s).fit(X, y) for s in (True, False)]
+    assert fits[0].n_estimators_ == fits[1].n_estimators_
+    np.testing.assert_allclose(fits[1].decision_function(X), fits[0].decision_function(X), rtol=1e-9, atol=1e-12)
+
+
+def test_free_alpha_trees_take_negative_steps_and_lower_the_loss():
+    """With trees the free step is used (some alpha < 0 on this problem), and each round's (VI.42), the weights'
+    total before renormalising, is below T+ + T- = 1."""
+    X, y = _problem(seed=4, n=300)
+    m = CSAdaBoostClassifier(C1=2.0, C2=1.0, n_estimators=10, weak_learner="tree4", nonnegative_alpha=False).fit(X, y)
+    assert (m.estimator_weights_ < 0).any()
+    ys = np.where(y == 1, 1.0, -1.0)
+    w = steps.class_balanced_weights(ys)
+    for a, h in zip(m.estimator_weights_, m.estimators_):
+        w = steps.exp_weight_update(w, ys, a * h.predict(X), 2.0, 1.0)
+        assert w.sum() < 1.0
+        w /= w.sum()
 
 
 def test_cost_matrix_gives_the_costs():

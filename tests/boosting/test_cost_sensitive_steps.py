@@ -82,6 +82,24 @@ def test_ada_losses_decide_as_ada_steps(seed, C1, C2, repeats, backend):
         assert first_min(losses) == first_min(full[half])
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31), C1=st.sampled_from([1.0, 2.0, 8.0]), C2=st.floats(0.5, 2.0),
+       backend=st.sampled_from(["cython", "numpy"]))
+def test_signed_losses_are_the_solve_over_either_sign(seed, C1, C2, backend):
+    """``ada_loss_function(signed=True)``: near its smallest loss, the loss of ada_steps on [-alpha_max, alpha_max]
+    (a different iteration, so to rounding), bounds above the slack elsewhere, and the same choice."""
+    b, d, Tp, Tm = _split_candidates(seed)
+    with use_backend(backend):
+        full = cs.ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=-30.0 / max(C1, C2))[1]
+        fast = cs.ada_loss_function(Tp, Tm, C1, C2, signed=True)(b, d)
+    slack = cs.SELECTION_SLACK * (Tp + Tm)
+    near = full <= full.min() + slack / 2
+    np.testing.assert_allclose(fast[near], full[near], rtol=1e-11)
+    assert np.all(fast <= full * (1 + 1e-11))
+    assert np.all(fast[full > full.min() + 2 * slack] > full.min() + slack / 2)
+    assert full[first_min(fast)] <= full.min() * (1 + 1e-11)
+
+
 @pytest.mark.parametrize("C1, C2", [(1.0, 1.0), (4.0, 1.0)])
 def test_ada_losses_edge_candidates(C1, C2):
     """Perfect, all-wrong, one-class and single candidates, and calls where no candidate or every one is flat."""

@@ -31,6 +31,7 @@ def test_moved_cells_by_hand():
     assert np.allclose(got["share_closed"], [25 / 30, 0.75])
     base = alt[["table", "row", "column"]].assign(reproduced=[100.0, 100.0, 100.0, 130.0, 100.0])
     assert mod.moved_cells(alt, base)["row"].tolist() == ["d"]
+    assert mod.moved_cells(alt, alt).empty  # nothing moves from itself: no rows, not one empty row per cell
 
 
 def test_moved_cells_must_move_towards_the_published_cell_from_the_owners_side():
