@@ -7,9 +7,10 @@ training range, :class:`~csrepro.weak.binning.BinnedData` with ``spacing="unifor
 feature, then threshold.
 
 * :class:`AdaBoostMHClassifier` -- Schapire & Singer 1999, AdaBoost.MH (the multi-label Hamming-loss reduction,
-  Sec. 6 / Fig. 5) with the real-valued domain-partitioning weak hypotheses of Sec. 4.2 applied per label: one
-  2K-channel histogram pass (W+ per label | W- per label) through the shared K-vector histogram, and the cells
-  criterion :class:`HammingCells` whose ``value`` is the K-vector c_j, so that
+  Sec. 6 / Fig. 5) with the domain-partitioning weak hypotheses of Sec. 4.2 applied per label, real-valued
+  (``predictions="real"``) or {-1, +1}-valued (``"discrete"``): one 2K-channel histogram pass (W+ per label | W-
+  per label) through the shared K-vector histogram, and the cells criterion :class:`HammingCells` (real) or
+  :class:`HammingSigns` (discrete) whose ``value`` is the K-vector of a cell, so that
   :class:`~csrepro.weak.stumps.StumpLearner` grows K-vector cells (see :mod:`csrepro.weak.base`).
 * :class:`OneVsAllAdaBoostClassifier` -- K binary discrete AdaBoosts (Freund & Schapire 1997), class k against
   the rest, each the project's :class:`~csrepro.boosting.binary.AdaBoostClassifier` with the weak learner
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions
 
 from csrepro._kernels import backend
 from csrepro.boosting.binary import AdaBoostClassifier
@@ -34,8 +36,8 @@ from csrepro.validation import IntegerInterval
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.stumps import Stump, StumpLearner
 
-__all__ = ["AdaBoostMHClassifier", "HammingCells", "OneVsAllAdaBoostClassifier", "UniformStumpLearner",
-           "hamming_channels"]
+__all__ = ["AdaBoostMHClassifier", "HammingCells", "HammingSigns", "OneVsAllAdaBoostClassifier",
+           "UniformStumpLearner", "hamming_channels"]
 
 
 # ----- weak-learner pieces -------------------------------------------------------------------------------------
@@ -72,6 +74,28 @@ class HammingCells:
     def loss(self, S, value=None):
         Wp, Wn = self._split(S)
         return 2.0 * np.sqrt(Wp * Wn).sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class HammingSigns:
+    """Cells criterion of AdaBoost.MH's {-1, +1}-valued vector cells on :func:`hamming_channels` (Schapire & Singer
+    1999, Sec. 4.2, the case of predictions in {-1, +1}).
+
+    ``value(S)`` (..., K): h_jl = sign(W+_jl - W-_jl) per label l, +1 where W+_jl = W-_jl (the stated tie rule;
+    such a pair adds nothing to the edge either way).  ``loss(S, value)`` (...): -sum_l |W+_jl - W-_jl|, minus the
+    cell's part of the edge r = sum_j sum_l |W+_jl - W-_jl| (weights summing to 1), so that a stump's score is -r
+    and the scan picks the stump of largest edge, i.e. of least Z = sqrt(1 - r^2).
+    """
+
+    @staticmethod
+    def value(S):
+        Wp, Wn = HammingCells._split(S)
+        return np.where(Wp >= Wn, 1.0, -1.0)
+
+    @staticmethod
+    def loss(S, value=None):
+        Wp, Wn = HammingCells._split(S)
+        return -np.abs(Wp - Wn).sum(axis=-1)
 
 
 @dataclass(frozen=True)
@@ -124,25 +148,38 @@ class _MulticlassBoost(_VectorBoost):
 
 # ----- AdaBoost.MH -----------------------------------------------------------------------------------------------
 class AdaBoostMHClassifier(_MulticlassBoost):
-    """AdaBoost.MH with real-valued vector stumps (Schapire & Singer 1999, Sec. 6 / Fig. 5, with the domain-partitioning
-    weak hypotheses of Sec. 4.2 per label).
+    """AdaBoost.MH with real-valued or discrete vector stumps (Schapire & Singer 1999, Sec. 6 / Fig. 5, with the
+    domain-partitioning weak hypotheses of Sec. 4.2 per label).
 
     The Hamming-loss reduction: sample i of class y_i gets the label code Y_i[l] = +1 if l = y_i else -1
-    (l = 1..K) and the weights D_1(i, l) = 1 / (m K) over the m K (example, label) pairs.  Round t:
+    (l = 1..K) and the weights D_1(i, l) = 1 / (m K) over the m K (example, label) pairs.  Round t: the weak
+    hypothesis is a stump partitioning the features into cells j (its two sides), searched over every feature and
+    threshold with W^b_jl = sum_i D_t(i, l) 1[x_i in cell j, Y_i[l] = b] (b = +-1; one 2K-channel histogram pass,
+    :func:`hamming_channels`), then D_{t+1}(i, l) = D_t(i, l) exp(-alpha_t Y_i[l] h_t(x_i, l)) / Z'_t, Z'_t its
+    normaliser (``normalizers_``).  The outputs f = sum_t alpha_t h_t.
 
-    * the weak hypothesis is a stump partitioning the features into cells j (its two sides); with
-      W^b_jl = sum_i D_t(i, l) 1[x_i in cell j, Y_i[l] = b] (b = +-1; one 2K-channel histogram pass,
-      :func:`hamming_channels`), it outputs h_t(x, l) = c_jl = 1/2 ln((W+_jl + eps) / (W-_jl + eps)) on cell j;
-    * the stump minimises Z_t = 2 sum_j sum_l sqrt(W+_jl W-_jl) over every feature and threshold
-      (:class:`HammingCells`; alpha_t = 1 is absorbed in the c_jl);
-    * D_{t+1}(i, l) = D_t(i, l) exp(-Y_i[l] h_t(x_i, l)) / Z'_t, Z'_t its normaliser (``normalizers_``).
+    ``predictions="real"`` (Sec. 4.2, real-valued predictions):
 
-    The training Hamming loss (1 / (m K)) sum_{i, l} 1[Y_i[l] f(x_i, l) <= 0] of f = sum_t h_t is at most
-    prod_t Z'_t (Schapire & Singer 1999, Thm. 1 applied to the m K pairs; Z'_t = Z_t without smoothing).
-    Prediction: argmax_l f(x, l) (the single-label rule of the Hamming reduction).
+    * h_t(x, l) = c_jl = 1/2 ln((W+_jl + eps) / (W-_jl + eps)) on cell j, alpha_t = 1 (absorbed in the c_jl);
+    * the stump minimises Z_t = 2 sum_j sum_l sqrt(W+_jl W-_jl) (:class:`HammingCells`).
 
-    Smoothing: eps = 1 / (m K), the initial weight of one (example, label) pair -- Sec. 4.2 takes eps "on the
-    order of 1/m" for m weighted examples; here the weighted items are the m K pairs.  It bounds |c_jl| by
+    ``predictions="discrete"`` (Sec. 4.2, predictions in {-1, +1}; with them AdaBoost.MH is Freund & Schapire's
+    discrete AdaBoost on the m K pairs):
+
+    * h_t(x, l) = sign(W+_jl - W-_jl) on cell j (+1 at a tie), of edge r_t = sum_j sum_l |W+_jl - W-_jl|
+      (sum D_t = 1), i.e. of weighted Hamming error err_t = (1 - r_t) / 2;
+    * the stump maximises r_t, i.e. minimises Z_t = sqrt(1 - r_t^2) (:class:`HammingSigns`);
+    * alpha_t = 1/2 ln((1 + r_t) / (1 - r_t)) = 1/2 ln((1 - err_t) / err_t), the minimiser of Z'_t, which is then
+      sqrt(1 - r_t^2).  Training stops without the stump when r_t <= ``ERR_FLOOR`` (no edge left: D_{t+1} would
+      be D_t), and after a stump with err_t <= ``ERR_FLOOR`` (perfect up to rounding), whose step is computed with
+      err_t = ``ERR_FLOOR`` (the rule of :class:`~csrepro.boosting.binary.AdaBoostClassifier`).
+
+    The training Hamming loss (1 / (m K)) sum_{i, l} 1[Y_i[l] f(x_i, l) <= 0] is at most prod_t Z'_t (Schapire &
+    Singer 1999, Thm. 1 applied to the m K pairs; Z'_t = Z_t without smoothing).  Prediction: argmax_l f(x, l)
+    (the single-label rule of the Hamming reduction).
+
+    Smoothing (real only): eps = 1 / (m K), the initial weight of one (example, label) pair -- Sec. 4.2 takes eps
+    "on the order of 1/m" for m weighted examples; here the weighted items are the m K pairs.  It bounds |c_jl| by
     about 1/2 ln(m K) and keeps a cell holding one sign only finite.
 
     Parameters
@@ -156,14 +193,23 @@ class AdaBoostMHClassifier(_MulticlassBoost):
         absent class gets only negative codes).
     random_state : None
         Accepted for a uniform interface; training is deterministic (ties: lowest feature, then threshold).
+    predictions : {"real", "discrete"}
+        The weak hypotheses' outputs: real-valued confidences c_jl, or signs with a step alpha_t.
 
     Attributes
     ----------
-    classes_, estimators_ (stumps with ``values`` (2, K) = c_jl, ``predict(X)`` (n, K)), stump_scores_ (T,) the
-    Z_t they were chosen by, normalizers_ (T,) Z'_t, epsilon_, n_estimators_, n_features_in_.
+    classes_, estimators_ (stumps with ``values`` (2, K) = c_jl or the signs h_jl, ``predict(X)`` (n, K)),
+    alphas_ (T,) the steps alpha_t (1 for "real"), stump_scores_ (T,) the criterion value each stump was chosen
+    by (Z_t for "real", -r_t for "discrete"), normalizers_ (T,) Z'_t, epsilon_ (real only), n_estimators_,
+    n_features_in_.
     """
 
-    _parameter_constraints: dict = dict(_CONSTRAINTS)
+    _parameter_constraints: dict = {**_CONSTRAINTS, "predictions": [StrOptions({"real", "discrete"})]}
+    ERR_FLOOR = AdaBoostClassifier.ERR_FLOOR
+
+    def __init__(self, n_estimators=200, n_bins=200, labels=None, random_state=None, predictions="real"):
+        super().__init__(n_estimators=n_estimators, n_bins=n_bins, labels=labels, random_state=random_state)
+        self.predictions = predictions
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -173,30 +219,53 @@ class AdaBoostMHClassifier(_MulticlassBoost):
         Y = -np.ones((m, K))
         Y[np.arange(m), z] = 1.0
         D = np.full((m, K), 1.0 / (m * K))
-        self.epsilon_ = 1.0 / (m * K)
-        criterion = HammingCells(self.epsilon_)
+        discrete = self.predictions == "discrete"
+        if discrete:
+            criterion = HammingSigns()
+        else:
+            self.epsilon_ = 1.0 / (m * K)
+            criterion = HammingCells(self.epsilon_)
         data = BinnedData.memoised(X, self.n_bins, spacing="uniform")
         learner = StumpLearner()
-        estimators, scores, norms = [], [], []
+        estimators, alphas, scores, norms = [], [], [], []
         for _ in range(self.n_estimators):
             h = learner.fit(data, hamming_channels(D, Y), criterion)
             if h is None:
                 break
-            D = D * np.exp(-Y * h.predict(X))
+            hx, alpha, stop = h.predict(X), 1.0, False
+            if discrete:
+                alpha, stop = self._step(-h.score)
+                if alpha is None:
+                    break
+                hx = alpha * hx
+            D = D * np.exp(-Y * hx)
             Z = D.sum()
             D /= Z
             estimators.append(h)
+            alphas.append(alpha)
             scores.append(h.score)
             norms.append(Z)
+            if stop:
+                break
         self.estimators_ = estimators
+        self.alphas_ = np.array(alphas)
         self.stump_scores_ = np.array(scores)
         self.normalizers_ = np.array(norms)
         self.n_estimators_ = len(estimators)
         return self
 
+    def _step(self, r):
+        """(alpha_t, stop after this round) of a discrete stump of edge r; (None, True) when no edge is left."""
+        if r <= self.ERR_FLOOR:
+            return None, True
+        err = 0.5 * (1.0 - r)
+        if err <= self.ERR_FLOOR:
+            return 0.5 * np.log((1.0 - self.ERR_FLOOR) / self.ERR_FLOOR), True
+        return 0.5 * np.log((1.0 + r) / (1.0 - r)), False
+
     def _increments(self, X):
-        for h in self.estimators_:
-            yield h.predict(X)
+        for h, alpha in zip(self.estimators_, self.alphas_, strict=True):
+            yield alpha * h.predict(X)
 
 
 # ----- one-vs-all AdaBoost ---------------------------------------------------------------------------------------

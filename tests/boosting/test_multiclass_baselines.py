@@ -14,6 +14,7 @@ from csrepro.boosting.ecc import AdaBoostECCClassifier
 from csrepro.boosting.multiclass_baselines import (
     AdaBoostMHClassifier,
     HammingCells,
+    HammingSigns,
     OneVsAllAdaBoostClassifier,
     UniformStumpLearner,
     hamming_channels,
@@ -22,6 +23,9 @@ from csrepro.weak.binning import BinnedData
 from csrepro.weak.stumps import StumpLearner
 
 BOTH = [AdaBoostMHClassifier, OneVsAllAdaBoostClassifier]
+#: every fitted variant: real AdaBoost.MH, discrete AdaBoost.MH, one-vs-all AdaBoost
+VARIANTS = [AdaBoostMHClassifier, lambda **kw: AdaBoostMHClassifier(predictions="discrete", **kw),
+            OneVsAllAdaBoostClassifier]
 
 
 # ------------------------------------------------------------------ AdaBoost.MH's weak learner
@@ -90,6 +94,102 @@ def test_mh_hamming_loss_is_bounded_by_the_product_of_the_normalisers(digits):
     assert bound[-1] < 0.05 and (model.predict(X) == y).mean() > 0.95
 
 
+# ------------------------------------------------------------------ discrete AdaBoost.MH
+
+def test_discrete_mh_first_round_by_hand():
+    """Five samples on one feature x = 0..4, classes (0, 0, 1, 1, 2), D_1 = 1/15 per pair.  The edges
+    r = sum_j sum_l |W+_jl - W-_jl| of the splits after x = 0, 1, 2, 3 are 7/15, 11/15, 7/15, 7/15: the split
+    after 1 wins, left signs (+, -, -), right (-, +, -); err = 2/15 (pairs (4, 1) and (4, 2)),
+    alpha = 1/2 ln(26 / 4), Z = sqrt(1 - r^2) = 2 sqrt(26) / 15, and D_2 = 1/26 on the 13 pairs it gets right,
+    1/4 on the two it gets wrong."""
+    X = np.arange(5.0)[:, None]
+    y = np.array([0, 0, 1, 1, 2])
+    model = AdaBoostMHClassifier(n_estimators=1, n_bins=7, predictions="discrete").fit(X, y)
+    h = model.estimators_[0]
+    assert 1.0 <= h.threshold < 2.0
+    assert_array_equal(h.values, [[1, -1, -1], [-1, 1, -1]])
+    assert -model.stump_scores_[0] == pytest.approx(11 / 15, rel=1e-12)
+    assert model.alphas_[0] == pytest.approx(0.5 * np.log(6.5), rel=1e-12)
+    assert model.normalizers_[0] == pytest.approx(2 * np.sqrt(26) / 15, rel=1e-12)
+    Y = np.where(np.arange(3) == y[:, None], 1.0, -1.0)
+    D2 = np.exp(-Y * model.decision_function(X)) / (15 * model.normalizers_[0])
+    expected = np.full((5, 3), 1 / 26)
+    expected[4, 1:] = 1 / 4
+    assert_allclose(D2, expected, rtol=1e-12)
+    assert_array_equal(model.predict(X), [0, 0, 1, 1, 1])  # sample 4: scores (-a, a, -a), class 1
+
+
+def test_hamming_signs_ties_and_edge():
+    """Signs of W+ - W- per label (+1 at a tie), and the loss -sum_l |W+_l - W-_l|."""
+    S = np.array([[0.2, 0.1, 0.0, 0.1, 0.3, 0.0]])  # W+ = (0.2, 0.1, 0), W- = (0.1, 0.3, 0)
+    assert_array_equal(HammingSigns.value(S), [[1.0, -1.0, 1.0]])
+    assert_allclose(HammingSigns.loss(S), [-0.3])
+
+
+def test_discrete_mh_hamming_loss_is_bounded_by_the_product_of_sqrt_one_minus_r_squared(digits):
+    """Each Z'_t is sqrt(1 - r_t^2) with r_t the chosen stump's edge and alpha_t = 1/2 ln((1 + r_t) / (1 - r_t)); the
+    Hamming loss of f = sum_t alpha_t h_t is at most prod_t Z'_t, which is (1/mK) sum_{i,l} exp(-Y_i[l] f(x_i, l))."""
+    X, y = digits
+    model = AdaBoostMHClassifier(n_estimators=40, predictions="discrete").fit(X, y)
+    assert model.n_estimators_ == 40
+    r = -model.stump_scores_
+    assert np.all((r > 0) & (r < 1))
+    assert_allclose(model.normalizers_, np.sqrt(1 - r ** 2), rtol=1e-9)
+    assert_allclose(model.alphas_, 0.5 * np.log((1 + r) / (1 - r)), rtol=1e-12)
+    Y = np.where(model.classes_ == y[:, None], 1.0, -1.0)
+    bound = np.cumprod(model.normalizers_)
+    for t, F in enumerate(list(model._stages(X))[1:]):
+        assert_allclose(bound[t], np.exp(-Y * F).mean(), rtol=1e-9)
+        assert (Y * F <= 0).mean() <= bound[t]
+    for t, h in enumerate(model.estimators_):
+        assert set(np.unique(h.values)) <= {-1.0, 1.0}
+    assert_allclose(model.decision_function(X), sum(a * h.predict(X) for a, h in zip(model.alphas_,
+                                                                                      model.estimators_)))
+    assert (model.predict(X) == y).mean() > 0.8
+
+
+def test_discrete_mh_stumps_have_the_largest_edge_with_the_real_cells_own_channels(digits):
+    """The discrete stump maximises sum_j sum_l |W+_jl - W-_jl| over all thresholds (brute force at round 1)."""
+    X, y = digits
+    X = X[:, 20:28]
+    model = AdaBoostMHClassifier(n_estimators=1, n_bins=9, predictions="discrete").fit(X, y)
+    data = BinnedData.memoised(X, 9, spacing="uniform")
+    Y = np.where(np.arange(10) == y[:, None], 1.0, -1.0)
+    D = np.full(Y.shape, 1 / Y.size)
+    edges = []
+    for j in range(X.shape[1]):
+        for t in data.mapper.thresholds[j]:
+            left = X[:, j] <= t
+            edges.append((sum(np.abs((D * Y)[s].sum(0)).sum() for s in (left, ~left)), j, t))
+    best = max(e for e, _, _ in edges)
+    assert -model.stump_scores_[0] == pytest.approx(best, rel=1e-12)
+    assert (model.estimators_[0].feature, model.estimators_[0].threshold) == next(
+        (j, t) for e, j, t in edges if e >= best - 1e-12)
+
+
+def test_discrete_mh_stops_after_a_perfect_stump_and_when_no_edge_is_left():
+    """Two classes split by x_0: the first stump is perfect (err = 0), its step uses err = ERR_FLOOR and training
+    stops.  Rows of equal features with balanced classes: no stump has an edge, training stops with no round."""
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    model = AdaBoostMHClassifier(n_estimators=10, predictions="discrete").fit(X, [0, 0, 1, 1])
+    floor = AdaBoostMHClassifier.ERR_FLOOR
+    assert model.n_estimators_ == 1
+    assert model.alphas_[0] == pytest.approx(0.5 * np.log((1 - floor) / floor))
+    assert_array_equal(model.predict(X), [0, 0, 1, 1])
+    X = np.array([[0.0], [0.0], [1.0], [1.0]])
+    model = AdaBoostMHClassifier(n_estimators=10, predictions="discrete").fit(X, [0, 1, 0, 1])
+    assert model.n_estimators_ == 0 and len(model.alphas_) == 0
+
+
+def test_real_mh_is_the_default_with_unit_steps(digits):
+    X, y = digits
+    model = AdaBoostMHClassifier(n_estimators=5).fit(X, y)
+    assert model.predictions == "real"
+    assert_array_equal(model.alphas_, np.ones(5))
+    with pytest.raises(ValueError, match="predictions"):
+        AdaBoostMHClassifier(predictions="sign").fit(X, y)
+
+
 def test_mh_predicts_the_argmax_of_the_summed_vector_stumps(digits):
     X, y = digits
     model = AdaBoostMHClassifier(n_estimators=15).fit(X, y)
@@ -133,7 +233,7 @@ def test_one_vs_all_predicts_the_argmax_of_its_boosters(digits):
 
 # ------------------------------------------------------------------ both
 
-@pytest.mark.parametrize("cls", [*BOTH, AOSOLogitBoostClassifier])
+@pytest.mark.parametrize("cls", [*VARIANTS, AOSOLogitBoostClassifier])
 def test_staged_outputs_equal_refits_with_fewer_rounds(cls, digits):
     """Stage t of the staged outputs is the model refitted with ``n_estimators=t`` (ECC, CW-Boost and the
     cost-matrix boosters have their own versions, which also compare their per-round attributes)."""
@@ -161,7 +261,7 @@ def test_one_vs_all_stages_hold_a_booster_that_stopped_early():
         assert_allclose(stages[T - 1][:, 2], stages[0][:, 2])
 
 
-@pytest.mark.parametrize("cls", BOTH)
+@pytest.mark.parametrize("cls", VARIANTS)
 def test_cython_and_numpy_backends_fit_the_same_model(cls, digits):
     X, y = digits
     fits = []
@@ -181,7 +281,7 @@ def test_cost_neutral_boosters_take_no_cost_matrix(cls):
         cls(cost_matrix=np.ones((10, 10)) - np.eye(10))
 
 
-@pytest.mark.parametrize("cls", BOTH)
+@pytest.mark.parametrize("cls", VARIANTS)
 def test_labels_absent_from_training(cls, digits):
     X, y = digits
     keep = y != 9
