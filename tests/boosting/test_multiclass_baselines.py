@@ -141,14 +141,14 @@ def test_discrete_mh_hamming_loss_is_bounded_by_the_product_of_sqrt_one_minus_r_
     for t, F in enumerate(list(model._stages(X))[1:]):
         assert_allclose(bound[t], np.exp(-Y * F).mean(), rtol=1e-9)
         assert (Y * F <= 0).mean() <= bound[t]
-    for t, h in enumerate(model.estimators_):
+    for h in model.estimators_:
         assert set(np.unique(h.values)) <= {-1.0, 1.0}
     assert_allclose(model.decision_function(X), sum(a * h.predict(X) for a, h in zip(model.alphas_,
                                                                                       model.estimators_)))
     assert (model.predict(X) == y).mean() > 0.8
 
 
-def test_discrete_mh_stumps_have_the_largest_edge_with_the_real_cells_own_channels(digits):
+def test_discrete_mh_stump_has_the_largest_edge_of_all_thresholds(digits):
     """The discrete stump maximises sum_j sum_l |W+_jl - W-_jl| over all thresholds (brute force at round 1)."""
     X, y = digits
     X = X[:, 20:28]
