@@ -1,4 +1,5 @@
-"""REBEL's cost-neutral baselines: AdaBoost.MH (Schapire & Singer 1999) with real vector stumps, one-vs-all AdaBoost."""
+"""REBEL's cost-neutral baselines: AdaBoost.MH (Schapire & Singer 1999) with real or discrete vector stumps,
+one-vs-all AdaBoost."""
 
 import numpy as np
 import pytest
