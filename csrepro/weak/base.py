@@ -37,7 +37,7 @@ their constructor parameters.
 
 Optional: ``h, hx = learner.fit_predict(data, channels, criterion)`` returns the same ``h`` as
 ``fit`` and ``hx = h.predict(X)`` on the training rows, bit for bit, taken from the partition the
-fit made (stumps: the feature's codes; trees: each leaf's rows), so a booster need not walk X
+fit made (stumps and histograms: the feature's codes; trees: each leaf's rows), so a booster need not walk X
 down ``h`` again; ``hx`` is None when ``h`` is.  A booster uses it where a learner has it.
 
 K-vector cells.  A cells criterion whose ``value`` maps sums (..., k) to (..., K) makes every

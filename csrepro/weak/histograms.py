@@ -44,17 +44,19 @@ class HistogramLearner:
         self.n_bins = int(n_bins)
 
     def layout(self, data: BinnedData):
-        """(group starts on the flat bin axis, first group of each feature, raw edges per feature), once per fit."""
+        """(group starts on the flat bin axis, first group of each feature, raw edges per feature, the group of each
+        fine bin per feature), once per fit."""
         key = ("histogram_layout", self.n_bins)
         if key not in data.cache:
             m = data.mapper
-            starts, first, edges = [], [], []
+            starts, first, edges, groups = [], [], [], []
             for j in range(data.n_features):
                 s = quantile_groups(m.counts[j], self.n_bins)
                 first.append(sum(len(x) for x in starts))
                 starts.append(m.offsets[j] + s)
                 edges.append(m.thresholds[j][s[1:] - 1])
-            data.cache[key] = (np.concatenate(starts), np.array(first), tuple(edges))
+                groups.append(np.repeat(np.arange(len(s)), np.diff(np.append(s, len(m.counts[j])))))
+            data.cache[key] = (np.concatenate(starts), np.array(first), tuple(edges), tuple(groups))
         return data.cache[key]
 
     def fit(self, data: BinnedData, channels: np.ndarray, criterion) -> HistogramStep:
@@ -62,10 +64,17 @@ class HistogramLearner:
         if isinstance(criterion, (Discrete, SignRegression)):
             raise TypeError("the histogram learner outputs one real value per bin; give it a Cells criterion "
                             "(e.g. csrepro.weak.criteria.posterior_cells), or use stumps/trees for -1/+1 outputs")
-        starts, first, edges = self.layout(data)
+        starts, first, edges, _ = self.layout(data)
         S = np.add.reduceat(data.histogram(channels), starts, axis=0)
         values = criterion.value(S)
         per_feature = np.add.reduceat(criterion.loss(S, values), first)
         j = first_min(per_feature)
         cells = slice(first[j], first[j + 1] if j + 1 < len(first) else len(S))
         return HistogramStep(j, edges[j], np.asarray(values[cells], dtype=float), S[cells], float(per_feature[j]))
+
+    def fit_predict(self, data: BinnedData, channels: np.ndarray, criterion) -> tuple[HistogramStep, np.ndarray]:
+        """``fit``'s step and its outputs on the training rows, ``step.predict`` of the training X bit for bit (a
+        row's bin is the group of its fine bin: the edges are the groups' last thresholds), from the feature's
+        codes."""
+        h = self.fit(data, channels, criterion)
+        return h, h.values[self.layout(data)[3][h.feature]][data.column(h.feature)]

@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from csrepro.weak.binning import BinnedData
-from csrepro.weak.criteria import Discrete, class_channels, posterior_cells
+from csrepro.weak.criteria import Cells, Discrete, class_channels, posterior_cells
 from csrepro.weak.histograms import HistogramLearner
 
 
@@ -58,3 +60,26 @@ def test_histogram_needs_cells():
         HistogramLearner(0)
     with pytest.raises(ValueError, match="smoothing"):
         posterior_cells(np.subtract, np.subtract, ch, smoothing=0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([None, 3, 7]), st.sampled_from([1, 2, 4, 16]),
+       st.sampled_from([1, 3]))
+def test_fit_predict_is_fit_then_predict(seed, max_bins, n_bins, K):
+    """fit_predict's step is fit's and its outputs are step.predict(X), bit for bit (ties and repeated values,
+    binned or every value, scalar or K-vector bins)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 40))
+    X = np.round(rng.normal(size=(n, 3)), 1)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    ch = class_channels(rng.random(n), y)
+    crit = real = _real(ch)
+    if K > 1:  # K-vector bins: the scalar output times 1..K
+        crit = Cells(lambda S: real.value(S)[..., None] * np.arange(1, K + 1), lambda S, v: real.loss(S, v[..., 0]))
+    data = BinnedData(X, max_bins)
+    h, hx = HistogramLearner(n_bins).fit_predict(data, ch, crit)
+    want = HistogramLearner(n_bins).fit(data, ch, crit)
+    assert (h.feature, h.score) == (want.feature, want.score)
+    np.testing.assert_array_equal(h.edges, want.edges)
+    np.testing.assert_array_equal(h.values, want.values)
+    np.testing.assert_array_equal(hx, want.predict(X))
