@@ -76,6 +76,8 @@ PAPERS = paper_labels(REPO_ROOT / "experiments")
 SPLIT_ROWS = 100
 #: the packages whose versions every page names
 PACKAGES = ("numpy", "scipy", "scikit-learn", "lightgbm", "xgboost", "csrepro")
+#: other distributions of the same module: XGBoost's CPU-only wheel (the dev extra's outside macOS)
+DISTRIBUTIONS = {"xgboost": ("xgboost", "xgboost-cpu")}
 #: an absolute path to a file of a clone of the repository (this one or another): the part before the
 #: repository's top-level folder, dropped from every text the site shows
 #: any other absolute path under a usual top folder (e.g. a data mirror named in a NOTES.md): shown as ".../<name>"
@@ -155,13 +157,18 @@ def relative_command(command: str) -> str:
 
 
 def package_versions() -> list[tuple[str, str]]:
-    """(package, installed version or "not installed") of each of :data:`PACKAGES`."""
+    """(package, installed version or "not installed") of each of :data:`PACKAGES`, from the first of its
+    :data:`DISTRIBUTIONS` that is installed."""
     out = []
     for name in PACKAGES:
-        try:
-            out.append((name, metadata.version(name)))
-        except metadata.PackageNotFoundError:
-            out.append((name, "not installed"))
+        found = "not installed"
+        for dist in DISTRIBUTIONS.get(name, (name,)):
+            try:
+                found = metadata.version(dist)
+                break
+            except metadata.PackageNotFoundError:
+                continue
+        out.append((name, found))
     return out
 
 

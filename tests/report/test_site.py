@@ -447,3 +447,18 @@ def test_report_markdown_images_links_and_empty_rows():
     assert [(s["kind"], s.get("target")) for s in segs if s["kind"] != "text"] == [
         ("image", "figures/p.csv"), ("image", "figures/f.png"), ("link", "x.md")]
     assert len(blocks[1]["rows"]) == 1 and blocks[1]["sortable"]  # the empty "pub" row is dropped
+
+
+def test_package_versions_read_the_cpu_only_xgboost_distribution(monkeypatch):
+    """The module xgboost installed as the distribution xgboost-cpu (the dev extra outside macOS) has its version
+    shown; a package with no installed distribution is "not installed"."""
+    installed = {"xgboost-cpu": "3.2.0", "numpy": "2.0.0"}
+
+    def version(dist):
+        if dist not in installed:
+            raise site_module.metadata.PackageNotFoundError(dist)
+        return installed[dist]
+
+    monkeypatch.setattr(site_module.metadata, "version", version)
+    got = dict(site_module.package_versions())
+    assert got["xgboost"] == "3.2.0" and got["numpy"] == "2.0.0" and got["lightgbm"] == "not installed"
