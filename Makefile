@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard csrepro/_kernels/*.pyx csrepro/_ker
                                             csrepro/_kernels/include/*.h)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip 'setuptools>=77'  # setup.py build_ext --inplace reads pyproject's SPDX license
-# an older .venv may hold the GPU xgboost wheel: the CPU-only one (pyproject) installs the same module, so remove it first
+# an older .venv may hold the GPU xgboost wheel; the CPU-only one (pyproject) installs the same module: remove it
 	if [ "$$(uname)" != Darwin ] && $(BIN)/python -m pip show --quiet xgboost >/dev/null 2>&1; then \
 	  $(BIN)/python -m pip uninstall --quiet -y xgboost xgboost-cpu nvidia-nccl-cu12; fi
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
