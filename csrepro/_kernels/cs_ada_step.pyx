@@ -101,16 +101,23 @@ cdef inline double _solved_loss(double b, double d, double Tp, double Tm, double
     return _loss(_solve(b, d, Tp, Tm, C1, C2, 0.0, amax, tol, max_iter, &it), b, d, Tp, Tm, C1, C2)
 
 
-cdef inline double _shared_bound(double b, double d, double Tp, double Tm, double C1, double C2,
-                                 const double* e) noexcept nogil:
-    """L(a) - L'(a)^2 / (2 m) <= the least loss, at a step a shared by all candidates (e = e^{C1 a}, e^{-C1 a},
-    e^{C2 a}, e^{-C2 a}: no exponential per candidate): L'' >= m = 2 C1^2 sqrt((T+ - b) b) + 2 C2^2 sqrt((T- - d) d)
-    everywhere (AM-GM), so L >= L(a) + L'(a) (t - a) + m (t - a)^2 / 2; -inf where m = 0."""
+cdef inline double _convex_bound(double b, double d, double Tp, double Tm, double C1, double C2, double L,
+                                 double f1) noexcept nogil:
+    """L(a) - L'(a)^2 / (2 m) <= the least loss, from L = L(a), f1 = L'(a) at any step a: L'' >= m = 2 C1^2
+    sqrt((T+ - b) b) + 2 C2^2 sqrt((T- - d) d) everywhere (AM-GM), so L >= L(a) + L'(a) (t - a) + m (t - a)^2 / 2;
+    -inf where m = 0."""
     cdef double m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - b) * b, 0.0)) + C2 * C2 * sqrt(fmax((Tm - d) * d, 0.0)))
-    cdef double f1 = C1 * (b * e[0] - (Tp - b) * e[1]) + C2 * (d * e[2] - (Tm - d) * e[3])
     if not m > 0.0:
         return -INFINITY
-    return (Tp - b) * e[1] + b * e[0] + (Tm - d) * e[3] + d * e[2] - f1 * f1 / (2.0 * m)
+    return L - f1 * f1 / (2.0 * m)
+
+
+cdef inline double _shared_bound(double b, double d, double Tp, double Tm, double C1, double C2,
+                                 const double* e) noexcept nogil:
+    """:func:`_convex_bound` at a step a shared by all candidates (e = e^{C1 a}, e^{-C1 a}, e^{C2 a}, e^{-C2 a}: no
+    exponential per candidate)."""
+    cdef double f1 = C1 * (b * e[0] - (Tp - b) * e[1]) + C2 * (d * e[2] - (Tm - d) * e[3])
+    return _convex_bound(b, d, Tp, Tm, C1, C2, (Tp - b) * e[1] + b * e[0] + (Tm - d) * e[3] + d * e[2], f1)
 
 
 cdef inline double _cosh_bound(double b, double d, double Tp, double Tm, double C1, double C2,
@@ -140,7 +147,7 @@ cdef inline void _newton_bounds(const double* b, const double* d, const Py_ssize
     cdef double fp[2]
     cdef double f1[2]
     cdef double f2[2]
-    cdef double bt, dt, m
+    cdef double bt, dt
     cdef int k, t
     for t in range(2):
         bt, dt = b[js[t]], d[js[t]]
@@ -160,9 +167,7 @@ cdef inline void _newton_bounds(const double* b, const double* d, const Py_ssize
         bt, dt = b[js[t]], d[js[t]]
         f2[t] = (Tp - bt) / ep[t] + bt * ep[t] + (Tm - dt) / fp[t] + dt * fp[t]  # L(a1)
         hi[js[t]] = fmin(hi[js[t]], f2[t])
-        m = 2.0 * (C1 * C1 * sqrt(fmax((Tp - bt) * bt, 0.0)) + C2 * C2 * sqrt(fmax((Tm - dt) * dt, 0.0)))
-        if m > 0.0:
-            lo[js[t]] = fmax(lo[js[t]], f2[t] - f1[t] * f1[t] / (2.0 * m))
+        lo[js[t]] = fmax(lo[js[t]], _convex_bound(bt, dt, Tp, Tm, C1, C2, f2[t], f1[t]))
 
 
 def ada_losses(const double[::1] b, const double[::1] d, double Tp, double Tm, double C1, double C2, double alpha_max,

@@ -46,18 +46,21 @@ def _newton_bounds(b, d, Tp, Tm, C1, C2, s, q, alpha_max):
     ep, fp = np.exp(C1 * a), np.exp(C2 * a)
     f1 = C1 * (b * ep - (Tp - b) / ep) + C2 * (d * fp - (Tm - d) / fp)
     up = (Tp - b) / ep + b * ep + (Tm - d) / fp + d * fp
+    return _convex_bound(b, d, Tp, Tm, C1, C2, up, f1), up
+
+
+def _convex_bound(b, d, Tp, Tm, C1, C2, L, f1):
+    """L(a) - L'(a)^2 / (2 m) from L = L(a), f1 = L'(a) at a step a (m = 2 C1^2 sqrt((T+ - b) b) + 2 C2^2
+    sqrt((T- - d) d) <= L''), -inf where m = 0."""
     m = 2.0 * (C1 * C1 * np.sqrt(np.maximum((Tp - b) * b, 0.0)) + C2 * C2 * np.sqrt(np.maximum((Tm - d) * d, 0.0)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(m > 0.0, up - f1 * f1 / (2.0 * m), -np.inf), up
+        return np.where(m > 0.0, L - f1 * f1 / (2.0 * m), -np.inf)
 
 
 def _strongly_convex_bound(b, d, Tp, Tm, C1, C2, a):
-    """L(a) - L'(a)^2 / (2 m) at a step a (m = 2 C1^2 sqrt((T+ - b) b) + 2 C2^2 sqrt((T- - d) d) <= L''), -inf
-    where m = 0."""
-    m = 2.0 * (C1 * C1 * np.sqrt(np.maximum((Tp - b) * b, 0.0)) + C2 * C2 * np.sqrt(np.maximum((Tm - d) * d, 0.0)))
-    f1 = loss_derivative(a, b, d, Tp, Tm, C1, C2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(m > 0.0, step_loss(a, b, d, Tp, Tm, C1, C2) - f1 * f1 / (2.0 * m), -np.inf)
+    """:func:`_convex_bound` at a step a shared by the candidates."""
+    return _convex_bound(b, d, Tp, Tm, C1, C2, step_loss(a, b, d, Tp, Tm, C1, C2),
+                         loss_derivative(a, b, d, Tp, Tm, C1, C2))
 
 
 def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):

@@ -148,7 +148,7 @@ class CSAdaBoostClassifier(_ExponentialCS):
         self.nonnegative_alpha = nonnegative_alpha
 
     def _steps(self, b, d, Tp, Tm):
-        amin = 0.0 if self.nonnegative_alpha else -30.0 / max(self.costs_)
+        amin = 0.0 if self.nonnegative_alpha else -steps.alpha_limit(*self.costs_)
         return steps.ada_steps(b, d, Tp, Tm, *self.costs_, alpha_min=amin)
 
     def _objective(self, state):

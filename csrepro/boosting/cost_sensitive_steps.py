@@ -23,6 +23,8 @@ from csrepro._kernels import backend, cs_ada_step, cs_ada_step_ref
 KERNELS = {"cython": cs_ada_step, "numpy": cs_ada_step_ref}  # the step solver, by backend.current()
 #: largest |C alpha| the step search may reach (e^700 is near the double range)
 EXP_LIMIT = 700.0
+#: the default largest |C alpha| for the larger cost: a perfect weak learner gets e^{-30} relative weight
+STEP_LIMIT = 30.0
 #: :func:`ada_losses` is exact within this fraction of T+ + T- of the smallest loss: 1000 times the relative
 #: tie tolerance (1e-12) of the weak learners' choice (``csrepro.weak.splits.first_min``, ``trees.RTOL``)
 SELECTION_SLACK = 1e-9
@@ -40,6 +42,11 @@ def check_costs(C1, C2) -> tuple[float, float]:
                              f"{'miss' if name == 'C1' else 'false positive'}, VI.2), got {c!r}")
         out.append(float(c))
     return out[0], out[1]
+
+
+def alpha_limit(C1, C2) -> float:
+    """The default largest |alpha| of the steps: |C alpha| <= ``STEP_LIMIT`` for the larger cost."""
+    return STEP_LIMIT / max(C1, C2)
 
 
 def class_balanced_weights(ys, sample_weight=None) -> np.ndarray:
@@ -74,7 +81,7 @@ def ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=0.0, alpha_max=None, tol=STEP_TOL,
     d = np.ascontiguousarray(d, dtype=np.float64)
     if b.shape != d.shape or b.ndim != 1:
         raise ValueError(f"b and d must be 1-d arrays of one length, got shapes {b.shape} and {d.shape}")
-    amax = 30.0 / max(C1, C2) if alpha_max is None else float(alpha_max)
+    amax = alpha_limit(C1, C2) if alpha_max is None else float(alpha_max)
     if not (0 < amax * max(C1, C2) <= EXP_LIMIT and -amax <= alpha_min < amax):
         raise ValueError(f"need 0 < alpha_max * max(C1, C2) <= {EXP_LIMIT} and -alpha_max <= alpha_min < alpha_max, "
                          f"got alpha_min={alpha_min!r}, alpha_max={amax!r}; lower alpha_max or fix alpha_min")
@@ -112,7 +119,7 @@ def ada_loss_function(Tp, Tm, C1, C2, signed=False):
     """
     C1, C2 = check_costs(C1, C2)
     Tp, Tm = float(Tp), float(Tm)
-    args = Tp, Tm, C1, C2, 30.0 / max(C1, C2), SELECTION_SLACK, STEP_TOL, STEP_MAX_ITER
+    args = Tp, Tm, C1, C2, alpha_limit(C1, C2), SELECTION_SLACK, STEP_TOL, STEP_MAX_ITER
 
     def losses(b, d):
         b = np.ascontiguousarray(b, dtype=np.float64)

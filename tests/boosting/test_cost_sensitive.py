@@ -77,7 +77,8 @@ def test_separable_data_stops_after_one_floored_step(y, nonnegative_alpha):
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     m = CSAdaBoostClassifier(C1=1.0, C2=1.0, n_estimators=5, nonnegative_alpha=nonnegative_alpha).fit(X, y)
     assert m.n_estimators_ == 1
-    assert abs(m.estimator_weights_[0]) == pytest.approx(0.5 * np.log((1 - 1e-10) / 1e-10))
+    floor = CSAdaBoostClassifier.ERR_FLOOR
+    assert abs(m.estimator_weights_[0]) == pytest.approx(0.5 * np.log((1 - floor) / floor))
     np.testing.assert_array_equal(m.predict(X), y)
 
 

@@ -90,7 +90,7 @@ def test_signed_losses_are_the_solve_over_either_sign(seed, C1, C2, backend):
     (a different iteration, so to rounding), bounds above the slack elsewhere, and the same choice."""
     b, d, Tp, Tm = _split_candidates(seed)
     with use_backend(backend):
-        full = cs.ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=-30.0 / max(C1, C2))[1]
+        full = cs.ada_steps(b, d, Tp, Tm, C1, C2, alpha_min=-cs.alpha_limit(C1, C2))[1]
         fast = cs.ada_loss_function(Tp, Tm, C1, C2, signed=True)(b, d)
     slack = cs.SELECTION_SLACK * (Tp + Tm)
     near = full <= full.min() + slack / 2
