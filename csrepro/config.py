@@ -43,6 +43,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import Interval
 
 from csrepro import costs, methods
+from csrepro.cache import fingerprint, named_cache
 from csrepro.data.protocols import PROTOCOLS, SIZE_KEYS, TRAINING_OPTIONS, SizeError, holdout_sizes
 from csrepro.data.registry import get_spec, list_datasets
 from csrepro.scoring import METRICS
@@ -439,7 +440,7 @@ def validate_config(cfg, metric_names=METRICS) -> DictConfig:
                 continue
             checked.add(key)
             try:
-                _check_method(entry, C, dataset, n_classes)
+                _check_method_once(entry, C, dataset, n_classes)
             except ConfigError as err:
                 if extended is entries:
                     raise
@@ -844,6 +845,19 @@ def _takes_number(estimator, name: str) -> bool:
     constraints = getattr(estimator, "_parameter_constraints", {}).get(name) or []
     return any(isinstance(c, Interval) for c in constraints) and not any(
         c == "boolean" or c is bool for c in constraints)
+
+
+#: the method checks passed in this process, by (entry, its registry spec, C, n_classes): a run validates its config
+#: and then the experiment file without overrides, and its report both again, mostly the same checks (the leaderboard
+#: file's 1,200 take seconds); a failed check is not kept, so it fails again with its message
+PASSED_METHOD_CHECKS = named_cache("method_checks", maxsize=8192)
+
+
+def _check_method_once(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:
+    """:func:`_check_method`, skipped where the same check passed before in this process."""
+    spec = methods.METHODS.get(entry.method)
+    key = fingerprint(repr(entry), repr(spec), np.asarray(C, dtype=np.float64), n_classes)
+    PASSED_METHOD_CHECKS.get(key, lambda: _check_method(entry, C, dataset, n_classes))
 
 
 def _check_method(entry: MethodEntry, C, dataset: str, n_classes: int) -> None:

@@ -10,7 +10,9 @@ import pytest
 from omegaconf import OmegaConf
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from csrepro import config as config_module
 from csrepro import methods, runner, scoring
+from csrepro.cache import clear_caches
 from csrepro.config import ConfigError, method_entries, validate_config
 from csrepro.data.loaders import load_dataset
 from csrepro.data.protocols import subsample_train
@@ -95,6 +97,35 @@ def test_config_checks_grid_params_and_inner_cv_param(tmp_path):
     with pytest.raises(ConfigError, match=r"x.inner_cv.param: recorder has no parameter 'c'"):
         validate_config(config(tmp_path, methods={"x": {"method": "recorder", "inner_cv": {"param": "c", "values": [1]}}}),
                         scoring.METRICS)
+
+
+def test_a_method_check_that_passed_is_not_run_again_and_one_that_failed_is(tmp_path, monkeypatch):
+    """validate_config keeps the method checks that passed (config.PASSED_METHOD_CHECKS): a second validation of
+    the same entries runs none; a changed entry, a re-registered method or a failed check runs again."""
+    calls = []
+
+    def counted(entry, C, dataset, n_classes):
+        calls.append(entry.id)
+        return check(entry, C, dataset, n_classes)
+
+    check = config_module._check_method
+    monkeypatch.setattr(config_module, "_check_method", counted)
+    clear_caches("method_checks")
+    good = config(tmp_path, methods={"recorder": {}, "y": {"method": "recorder", "a": 2.0}})
+    validate_config(good, scoring.METRICS)
+    assert sorted(calls) == ["recorder", "y"]
+    validate_config(good, scoring.METRICS)
+    assert len(calls) == 2
+    validate_config(config(tmp_path, methods={"y": {"method": "recorder", "a": 3.0}}), scoring.METRICS)
+    assert calls[2:] == ["y"]
+    monkeypatch.setitem(methods.METHODS, "recorder", methods.MethodSpec(Recorder, {"best": 2.0}))
+    validate_config(good, scoring.METRICS)
+    assert sorted(calls[3:]) == ["recorder", "y"]
+    bad = config(tmp_path, methods={"x": {"method": "recorder", "a": "high"}})
+    for _ in range(2):
+        with pytest.raises(ConfigError, match=r"exp.methods.x"):
+            validate_config(bad, scoring.METRICS)
+    assert calls[5:] == ["x", "x"]
 
 
 def test_config_names_only_the_misspelt_keyword_of_a_factory_method(tmp_path):

@@ -22,7 +22,7 @@ from csrepro.report.figures import paper_module
 PROBLEMS = ["newthyroid__guess_averse", "newthyroid__zero_one", "balance__frequency", "balance__zero_one"]
 N_TRIALS = 2
 #: the reduced run's cap of the rounds and patience (the default scale's: 500 and 20, conf/exp/leaderboard.yaml)
-CAP, PATIENCE = 30, 5
+CAP, PATIENCE = 10, 3
 
 
 @functools.cache
