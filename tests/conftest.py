@@ -18,15 +18,19 @@ from hypothesis import settings
 settings.register_profile("csrepro", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "csrepro"))
 
-#: the modules that take longest (``--durations``, Nov 2026: the reduced-scale runs first), moved to the front of the
-#: collection so that no worker starts one of them while the other has nothing left; the rest keep pytest's order
-LONGEST_FIRST = ("test_leaderboard_run.py", "test_bad_inputs.py", "test_obrien_regression.py", "test_estimators.py",
-                 "test_readme.py", "test_cs_boost_uci.py", "test_combo_regression.py", "test_thesis_large.py",
-                 "test_thesis_letter1.py", "test_thesis_musk2.py", "test_thesis_uci_margin.py",
-                 "test_thesis_outliers.py", "test_thesis_gaussians.py", "test_cs_svm_regression.py",
-                 "test_guess_averse_regression.py", "test_rebel.py", "test_cs_boost_synthetic.py", "test_peers.py",
-                 "test_report_safety.py", "test_run_cli.py", "test_metacost.py", "test_loaders.py", "test_runner.py",
-                 "test_experiment_options.py")
+#: the modules that take longest, longest first (each module's summed test times in a --junitxml run of the suite,
+#: 29 Nov 2026; modules over 3 s), moved to the front of the collection so that no worker starts a long one while
+#: the other has nothing left; the rest keep pytest's order
+LONGEST_FIRST = ("test_readme.py", "test_estimators.py", "test_site_browser.py", "test_leaderboard_run.py",
+                 "test_obrien_regression.py", "test_report_cli.py", "test_run_cli.py", "test_report_safety.py",
+                 "test_combo_regression.py", "test_bad_inputs.py", "test_guess_averse_regression.py", "test_peers.py",
+                 "test_cs_svm_regression.py", "test_loaders.py", "test_rebel.py", "test_partition.py",
+                 "test_runner.py", "test_cs_boost_uci.py", "test_site.py", "test_paper_folders.py",
+                 "test_multiclass_baselines.py", "test_thesis_uci_margin.py", "test_cost_sensitive_steps.py",
+                 "test_histogram.py", "test_binary_losses.py", "test_combo.py", "test_metacost.py",
+                 "test_experiment_options.py", "test_cwboost.py", "test_thesis_outliers.py", "test_metrics.py",
+                 "test_thesis_letter1.py", "test_ordinal_variants.py", "test_rounds_stopping.py", "test_mcboost.py",
+                 "test_orientation.py")
 
 
 def pytest_collection_modifyitems(config, items):

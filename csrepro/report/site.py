@@ -322,7 +322,8 @@ def _bar(c: dict) -> dict:
 
 def _split(cells: pd.DataFrame) -> dict:
     """The :data:`SPLIT` counts of comparison or ledger rows with ``status`` and ``cause`` columns."""
-    return _bar({k: ledger_counts(cells)[k] for k in ("published", *SPLIT)})
+    counts = ledger_counts(cells)
+    return _bar({k: counts[k] for k in ("published", *SPLIT)})
 
 
 def evidence_links(evidence: str, paper: str, experiments: dict[str, str], held=lambda rel: False) -> list[dict]:
