@@ -35,3 +35,18 @@ def test_tangentboost_is_best(full):
     rows, _, _ = full
     errors = rows.set_index("method")["errors"]
     assert errors["tangentboost"] < errors.drop("tangentboost").min()
+
+
+def test_logitboost_with_algorithm_3s_lines_predicts_never_o(full):
+    """Reading L (NOTES.md, "Linear weak learners"): LogitBoost with TangentBoost's least-squares lines, 1000
+    iterations, predicts no O, so its errors are the test part's O's: those of the run's TangentBoost, and about the
+    published Logit's 616."""
+    from csrepro.boosting.binary import LogitBoostClassifier
+
+    rows, _, _ = full
+    letter = load_dataset("letter_p1")
+    train, test = ~letter.predefined_test, letter.predefined_test
+    clf = LogitBoostClassifier(n_estimators=1000, weak_learner="line").fit(letter.X[train], letter.y[train])
+    predicted = clf.predict(letter.X[test])
+    assert not (predicted == np.max(letter.y)).any()
+    assert np.sum(predicted != letter.y[test]) == rows.set_index("method")["errors"]["tangentboost"]
