@@ -29,14 +29,9 @@ def _needs_package(reduction):
         pytest.importorskip("costsensitive")
 
 
-# cv=2: the checks' smallest training sets have too few rows of a class for 5 stratified folds, which
-# CalibratedClassifierCV refuses with an error naming the fix.
-@parametrize_with_checks([CostSensitiveReduction(reduction="filter_tree"), CalibratedBayesClassifier(cv=2),
-                          CalibratedBayesClassifier(method="sigmoid", cv=2)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
-
-
+# CostSensitiveReduction(reduction="filter_tree") and CalibratedBayesClassifier (cv=2, isotonic and sigmoid) pass
+# scikit-learn's checks in tests/test_estimators.py::test_sklearn_estimator_checks (every public estimator); the
+# reductions of the optional package, here
 @parametrize_with_checks([CostSensitiveReduction(reduction=r) for r in PACKAGE_REDUCTIONS])
 def test_sklearn_estimator_checks_of_the_package_reductions(estimator, check):
     pytest.importorskip("costsensitive")
