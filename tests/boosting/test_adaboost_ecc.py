@@ -352,7 +352,8 @@ def test_constant_features_stop_training():
     assert_array_equal(model.predict(X), np.zeros(12, dtype=int))
 
 
-@parametrize_with_checks([AdaBoostECCClassifier(n_estimators=5), AdaBoostECCClassifier(n_estimators=5,
-                                                                                         coloring="max_cut")])
+# AdaBoostECCClassifier(n_estimators=5) passes scikit-learn's checks in
+# tests/test_estimators.py::test_sklearn_estimator_checks (every public estimator); max-cut colourings here
+@parametrize_with_checks([AdaBoostECCClassifier(n_estimators=5, coloring="max_cut")])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

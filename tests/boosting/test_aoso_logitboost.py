@@ -1,10 +1,12 @@
-"""AOSO-LogitBoost (Sun, Reid & Zhou 2012) with stumps on REBEL's evenly spaced thresholds."""
+"""AOSO-LogitBoost (Sun, Reid & Zhou 2012) with stumps on REBEL's evenly spaced thresholds.
+
+scikit-learn's estimator checks: tests/test_estimators.py::test_sklearn_estimator_checks (every public estimator).
+"""
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.boosting.aoso import (
@@ -290,8 +292,3 @@ def test_bad_inputs(noisy_binary):
             AOSOLogitBoostClassifier(**bad).fit(X, y)
     with pytest.raises(ValueError):
         AOSOLogitBoostClassifier().fit(np.where(np.arange(40)[:, None] == 3, np.nan, X), y)
-
-
-@parametrize_with_checks([AOSOLogitBoostClassifier(n_estimators=5)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)

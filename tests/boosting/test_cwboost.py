@@ -1,5 +1,8 @@
 """CW-Boost (Shen & Hao, CVPR 2011): the primal, its gradient and KKT conditions, the column-generation step (the
-most violated dual constraint over every stump and class), and the estimator's staged outputs."""
+most violated dual constraint over every stump and class), and the estimator's staged outputs.
+
+scikit-learn's estimator checks: tests/test_estimators.py::test_sklearn_estimator_checks (every public estimator).
+"""
 
 import warnings
 
@@ -7,7 +10,6 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from csrepro._kernels.backend import BACKENDS, use_backend
 from csrepro.boosting.cwboost import (
@@ -286,8 +288,3 @@ def test_two_classes(noisy_binary):
     F = model._scores(X)
     assert_allclose(model.decision_function(X), F[:, 1] - F[:, 0])
     assert (model.predict(X) == y).mean() > 0.7
-
-
-@parametrize_with_checks([CWBoostClassifier(n_estimators=8)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)

@@ -212,8 +212,9 @@ def test_bad_inputs():
         MetaCostClassifier(nb, n_resamples=2, labels=[0, 2]).fit(X, y)
 
 
-@parametrize_with_checks([MetaCostClassifier(QuantizedNaiveBayes(), n_resamples=3, random_state=0),
-                          MetaCostClassifier(RegularizedDiscriminantAnalysis(), n_resamples=3, include_sample=False,
+# MetaCostClassifier(QuantizedNaiveBayes(), n_resamples=3, random_state=0) passes scikit-learn's checks in
+# tests/test_estimators.py::test_sklearn_estimator_checks (every public estimator); other models and settings here
+@parametrize_with_checks([MetaCostClassifier(RegularizedDiscriminantAnalysis(), n_resamples=3, include_sample=False,
                                              random_state=0),
                           MetaCostClassifier(LogisticRegression(), n_resamples=2, random_state=0)])
 def test_sklearn_estimator_checks(estimator, check):
