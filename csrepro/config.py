@@ -427,7 +427,6 @@ def validate_config(cfg, metric_names=METRICS) -> DictConfig:
     if unknown:
         raise ConfigError(f"exp.per_dataset: unknown dataset(s) {unknown}; valid: {list_datasets()}, or give "
                           "an alias a `dataset: <registry id>` key")
-    checked = set()  # (entry, C, n_classes) already checked: _check_method is a function of these
     for dataset in exp.datasets:
         n_classes = get_spec(source_dataset(exp, dataset)).n_classes
         _check_metric_classes(exp.metrics, metric_names, dataset, n_classes)
@@ -435,12 +434,8 @@ def validate_config(cfg, metric_names=METRICS) -> DictConfig:
         C = _check_cost(dataset, dataset_setting(exp, dataset, "cost"), n_classes)
         extended = dataset_entries(exp, dataset, entries)
         for entry in extended:
-            key = (repr(entry), np.asarray(C).tobytes(), np.shape(C), n_classes)
-            if key in checked:
-                continue
-            checked.add(key)
             try:
-                _check_method_once(entry, C, dataset, n_classes)
+                _check_method_once(entry, C, dataset, n_classes)  # once per (entry, C, n_classes) and process
             except ConfigError as err:
                 if extended is entries:
                     raise
