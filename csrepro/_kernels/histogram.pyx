@@ -15,8 +15,8 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
 * :func:`class_channels` and :func:`with_counts` (a booster's class channels; a tree's channels and a count).
 * :func:`node_scan` (a node's split candidates: left / right sums from its histogram), :func:`error_sums` (their
-  labelled splits' error sums) and :func:`best_score` (the first score within a tolerance of the least), the stumps'
-  and trees' split search.
+  labelled splits' error sums), :func:`weighted_errors` (AdaBoost's scores of them) and :func:`best_score` (the
+  first score within a tolerance of the least), the stumps' and trees' split search.
 
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
@@ -535,6 +535,27 @@ def error_sums(const double[::1] pos_left, const double[::1] pos_right, const do
             d[2 * c] = neg_right[c] + d0
             d[2 * c + 1] = neg_left[c] + d0
 
+
+def weighted_errors(const double[::1] pos_left, const double[::1] pos_right, const double[::1] neg_left,
+                    const double[::1] neg_right, const unsigned char[::1] valid, double b0, double d0,
+                    double[::1] scores):
+    """The scores d + b of AdaBoost's weighted error (:func:`csrepro.weak.criteria.weighted_error`) of a node's
+    labelled splits, C candidates, with :func:`error_sums`' b and d (each one addition, then their sum: NumPy's
+    bits), and inf where ``valid`` is 0: at 2c d = ``neg_right[c]`` + ``d0``, b = ``pos_left[c]`` + ``b0``; at
+    2c + 1 d = ``neg_left[c]`` + ``d0``, b = ``pos_right[c]`` + ``b0``.  ``scores``: (2C,); returns it."""
+    cdef Py_ssize_t C = pos_left.shape[0], c
+    if pos_right.shape[0] != C or neg_left.shape[0] != C or neg_right.shape[0] != C or valid.shape[0] != C \
+            or scores.shape[0] != 2 * C:
+        raise ValueError(f"shape mismatch: sums {C}, {pos_right.shape[0]}, {neg_left.shape[0]}, "
+                         f"{neg_right.shape[0]}; valid {valid.shape[0]}, scores {scores.shape[0]} (2C)")
+    with nogil:
+        for c in range(C):
+            if valid[c]:
+                scores[2 * c] = (neg_right[c] + d0) + (pos_left[c] + b0)
+                scores[2 * c + 1] = (neg_left[c] + d0) + (pos_right[c] + b0)
+            else:
+                scores[2 * c] = scores[2 * c + 1] = INFINITY
+    return np.asarray(scores)
 
 def best_score(const double[::1] scores, double rtol):
     """(i, low): i the first index whose score is at most low' + ``rtol`` x max |score| over the finite scores

@@ -14,7 +14,7 @@ import numpy as np
 
 from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS, BinnedData
-from csrepro.weak.criteria import Discrete
+from csrepro.weak.criteria import Discrete, weighted_error
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,7 +80,8 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
 
     ``base``: None, or the sums (pos, neg), each (k,), already mapped to +1 / -1 by the rest of a tree.
     The criterion is called once per labelling, with (C, k) arrays; or its ``errors`` form once, on the two error
-    sums (2C,) of every labelled split, in the order of the scores (only those channels added: the same bits).
+    sums (2C,) of every labelled split, in the order of the scores (only those channels added: the same bits); for
+    :func:`~csrepro.weak.criteria.weighted_error`, the kernel ``weighted_errors`` (the same bits, one pass).
     """
     L, R = scan.L, scan.R
     if criterion.errors is None:
@@ -89,10 +90,13 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
         for start, (pos, neg) in enumerate(sides):
             scores[start::2] = criterion.score(pos, neg)
     else:  # b = neg[:, 0], d = pos[:, 1]: at 2c (L[c, 0], R[c, 1]), at 2c + 1 (R[c, 0], L[c, 1])
-        b, d = np.empty(2 * len(scan.valid)), np.empty(2 * len(scan.valid))
         b0, d0 = (0.0, 0.0) if base is None else (base[1][0], base[0][1])
         sums = [np.ascontiguousarray(S[:, c], dtype=np.float64) for c in (0, 1) for S in (L, R)]
-        KERNELS[backend.current()].error_sums(*sums, b0, d0, b, d)
+        kernel = KERNELS[backend.current()]
+        if criterion.errors is weighted_error:  # scores and invalid splits in one pass
+            return kernel.weighted_errors(*sums, scan.valid.view(np.uint8), b0, d0, np.empty(2 * len(scan.valid)))
+        b, d = np.empty(2 * len(scan.valid)), np.empty(2 * len(scan.valid))
+        kernel.error_sums(*sums, b0, d0, b, d)
         scores = np.ascontiguousarray(criterion.errors(b, d), dtype=np.float64)
     if not scan.valid.all():
         invalid = 2 * np.flatnonzero(~scan.valid)
