@@ -510,10 +510,16 @@ def with_counts(const double[:, ::1] channels, double[:, ::1] out):
     if n == 0:
         return np.asarray(out)
     with nogil:
-        for i in range(n):
-            if k:
-                memcpy(&out[i, 0], &channels[i, 0], k * sizeof(double))
-            out[i, k] = 1.0
+        if k == 2:  # a booster's two class channels: no call per row
+            for i in range(n):
+                out[i, 0] = channels[i, 0]
+                out[i, 1] = channels[i, 1]
+                out[i, 2] = 1.0
+        else:
+            for i in range(n):
+                if k:
+                    memcpy(&out[i, 0], &channels[i, 0], k * sizeof(double))
+                out[i, k] = 1.0
     return np.asarray(out)
 
 
@@ -659,11 +665,9 @@ def partition_rows(const column_t[::1] column, rows, Py_ssize_t threshold_bin, P
     with nogil:
         for t in range(m):  # left rows to the front; right rows, as they come, to the back (reversed below)
             i = t if every else r[t]
-            if column[i] <= threshold_bin:
-                out[nl] = i
-                nl += 1
-            else:
-                out[m - 1 - (t - nl)] = i
+            out[nl] = i  # both places, no branch: the one not kept is written over later (or holds i again)
+            out[m - 1 - (t - nl)] = i
+            nl += column[i] <= threshold_bin
         nr = m - nl
         for t in range(nr // 2):
             i = out[nl + t]
