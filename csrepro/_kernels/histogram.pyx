@@ -543,12 +543,13 @@ def error_sums(const double[::1] pos_left, const double[::1] pos_right, const do
 
 
 def weighted_errors(const double[::1] pos_left, const double[::1] pos_right, const double[::1] neg_left,
-                    const double[::1] neg_right, const unsigned char[::1] valid, double b0, double d0,
+                    const double[::1] neg_right, const unsigned char[::1] valid, double b0, double d0, double rtol,
                     double[::1] scores):
     """The scores d + b of AdaBoost's weighted error (:func:`csrepro.weak.criteria.weighted_error`) of a node's
     labelled splits, C candidates, with :func:`error_sums`' b and d (each one addition, then their sum: NumPy's
     bits), and inf where ``valid`` is 0: at 2c d = ``neg_right[c]`` + ``d0``, b = ``pos_left[c]`` + ``b0``; at
-    2c + 1 d = ``neg_left[c]`` + ``d0``, b = ``pos_right[c]`` + ``b0``.  ``scores``: (2C,); returns it."""
+    2c + 1 d = ``neg_left[c]`` + ``d0``, b = ``pos_right[c]`` + ``b0``; into ``scores`` (2C,).  Returns
+    :func:`best_score` of them with ``rtol``, in the same call."""
     cdef Py_ssize_t C = pos_left.shape[0], c
     if pos_right.shape[0] != C or neg_left.shape[0] != C or neg_right.shape[0] != C or valid.shape[0] != C \
             or scores.shape[0] != 2 * C:
@@ -561,7 +562,8 @@ def weighted_errors(const double[::1] pos_left, const double[::1] pos_right, con
                 scores[2 * c + 1] = (neg_left[c] + d0) + (pos_right[c] + b0)
             else:
                 scores[2 * c] = scores[2 * c + 1] = INFINITY
-    return np.asarray(scores)
+    return best_score(scores, rtol)
+
 
 def best_score(const double[::1] scores, double rtol):
     """(i, low): i the first index whose score is at most low' + ``rtol`` x max |score| over the finite scores
