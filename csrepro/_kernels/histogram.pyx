@@ -655,24 +655,28 @@ ctypedef fused column_t:  # one feature's codes: those of codes_t, or int32 (bey
 def partition_rows(const column_t[::1] column, rows, Py_ssize_t threshold_bin, Py_ssize_t[::1] out):
     """Split the rows ``rows`` (increasing or not; None: 0..n-1, n = len(column)) by ``column[i] <= threshold_bin``:
     ``out`` (as many as rows) gets those rows first, then the others, each part in the order of ``rows``.  Returns
-    the number that go left.  One pass, the rows' codes read in order (a tree node's split)."""
+    the number that go left.  One pass, the rows' codes read in order (a tree node's split); ValueError for a row
+    outside 0..n-1 (``out`` then undefined)."""
     cdef Py_ssize_t n = column.shape[0], m, t, i, nl = 0, nr
-    cdef bint every = rows is None
+    cdef bint every = rows is None, bad = False
     cdef const Py_ssize_t[::1] r = np.ascontiguousarray(np.empty(0) if every else rows, dtype=np.intp)
     m = n if every else r.shape[0]
     if out.shape[0] != m:
         raise ValueError(f"shape mismatch: {m} rows, out {out.shape[0]}")
-    if not every and m and (np.min(r) < 0 or np.max(r) >= n):
-        raise ValueError(f"rows must lie in 0..{n - 1}")
     with nogil:
         for t in range(m):  # left rows to the front; right rows, as they come, to the back (reversed below)
             i = t if every else r[t]
+            if <size_t>i >= <size_t>n:  # a row out of range (none read there): raised below
+                bad = True
+                break
             out[nl] = i  # both places, no branch: the one not kept is written over later (or holds i again)
             out[m - 1 - (t - nl)] = i
             nl += column[i] <= threshold_bin
         nr = m - nl
-        for t in range(nr // 2):
+        for t in range(0 if bad else nr // 2):
             i = out[nl + t]
             out[nl + t] = out[m - 1 - t]
             out[m - 1 - t] = i
+    if bad:
+        raise ValueError(f"rows must lie in 0..{n - 1}")
     return nl

@@ -481,5 +481,6 @@ def test_partition_rows_equals_reference(seed, n, dtype, subset):
     order = np.arange(n) if rows is None else rows
     np.testing.assert_array_equal(got[:n_left], order[column[order] <= b])
     np.testing.assert_array_equal(got[n_left:], order[column[order] > b])
-    with pytest.raises(ValueError):
-        histogram.partition_rows(column, np.array([n]), b, np.empty(1, dtype=np.intp))
+    for bad in (n, -1):  # a row out of range, last or among valid ones
+        with pytest.raises(ValueError, match="rows must lie"):
+            histogram.partition_rows(column, np.array([0] * bool(n) + [bad]), b, np.empty(1 + bool(n), dtype=np.intp))
