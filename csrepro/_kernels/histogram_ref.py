@@ -113,6 +113,7 @@ def weighted_errors(pos_left, pos_right, neg_left, neg_right, valid, b0, d0, rto
     scores[:] = np.where(np.repeat(np.asarray(valid, dtype=bool), 2), d + b, np.inf)
     return best_score(scores, rtol)
 
+
 def best_score(scores, rtol):
     """(the first index whose score is within ``rtol`` x (largest finite |score|) of the least finite one, 0 when
     none is finite; ``scores.min()``, NaN for no scores)."""
