@@ -15,8 +15,8 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
 * :func:`class_channels` and :func:`with_counts` (a booster's class channels; a tree's channels and a count).
 * :func:`node_scan` (a node's split candidates: left / right sums from its histogram), :func:`error_sums` (their
-  labelled splits' error sums) and :func:`best_score` (the first score within a tolerance of the least), the stumps'
-  and trees' split search.
+  labelled splits' error sums), :func:`weighted_errors` (AdaBoost's scores of them) and :func:`best_score` (the
+  first score within a tolerance of the least), the stumps' and trees' split search.
 
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
@@ -510,10 +510,16 @@ def with_counts(const double[:, ::1] channels, double[:, ::1] out):
     if n == 0:
         return np.asarray(out)
     with nogil:
-        for i in range(n):
-            if k:
-                memcpy(&out[i, 0], &channels[i, 0], k * sizeof(double))
-            out[i, k] = 1.0
+        if k == 2:  # a booster's two class channels: no call per row
+            for i in range(n):
+                out[i, 0] = channels[i, 0]
+                out[i, 1] = channels[i, 1]
+                out[i, 2] = 1.0
+        else:
+            for i in range(n):
+                if k:
+                    memcpy(&out[i, 0], &channels[i, 0], k * sizeof(double))
+                out[i, k] = 1.0
     return np.asarray(out)
 
 
@@ -534,6 +540,29 @@ def error_sums(const double[::1] pos_left, const double[::1] pos_right, const do
             b[2 * c + 1] = pos_right[c] + b0
             d[2 * c] = neg_right[c] + d0
             d[2 * c + 1] = neg_left[c] + d0
+
+
+def weighted_errors(const double[::1] pos_left, const double[::1] pos_right, const double[::1] neg_left,
+                    const double[::1] neg_right, const unsigned char[::1] valid, double b0, double d0, double rtol,
+                    double[::1] scores):
+    """The scores d + b of AdaBoost's weighted error (:func:`csrepro.weak.criteria.weighted_error`) of a node's
+    labelled splits, C candidates, with :func:`error_sums`' b and d (each one addition, then their sum: NumPy's
+    bits), and inf where ``valid`` is 0: at 2c d = ``neg_right[c]`` + ``d0``, b = ``pos_left[c]`` + ``b0``; at
+    2c + 1 d = ``neg_left[c]`` + ``d0``, b = ``pos_right[c]`` + ``b0``; into ``scores`` (2C,).  Returns
+    :func:`best_score` of them with ``rtol``, in the same call."""
+    cdef Py_ssize_t C = pos_left.shape[0], c
+    if pos_right.shape[0] != C or neg_left.shape[0] != C or neg_right.shape[0] != C or valid.shape[0] != C \
+            or scores.shape[0] != 2 * C:
+        raise ValueError(f"shape mismatch: sums {C}, {pos_right.shape[0]}, {neg_left.shape[0]}, "
+                         f"{neg_right.shape[0]}; valid {valid.shape[0]}, scores {scores.shape[0]} (2C)")
+    with nogil:
+        for c in range(C):
+            if valid[c]:
+                scores[2 * c] = (neg_right[c] + d0) + (pos_left[c] + b0)
+                scores[2 * c + 1] = (neg_left[c] + d0) + (pos_right[c] + b0)
+            else:
+                scores[2 * c] = scores[2 * c + 1] = INFINITY
+    return best_score(scores, rtol)
 
 
 def best_score(const double[::1] scores, double rtol):
@@ -626,26 +655,28 @@ ctypedef fused column_t:  # one feature's codes: those of codes_t, or int32 (bey
 def partition_rows(const column_t[::1] column, rows, Py_ssize_t threshold_bin, Py_ssize_t[::1] out):
     """Split the rows ``rows`` (increasing or not; None: 0..n-1, n = len(column)) by ``column[i] <= threshold_bin``:
     ``out`` (as many as rows) gets those rows first, then the others, each part in the order of ``rows``.  Returns
-    the number that go left.  One pass, the rows' codes read in order (a tree node's split)."""
+    the number that go left.  One pass, the rows' codes read in order (a tree node's split); ValueError for a row
+    outside 0..n-1 (``out`` then undefined)."""
     cdef Py_ssize_t n = column.shape[0], m, t, i, nl = 0, nr
-    cdef bint every = rows is None
+    cdef bint every = rows is None, bad = False
     cdef const Py_ssize_t[::1] r = np.ascontiguousarray(np.empty(0) if every else rows, dtype=np.intp)
     m = n if every else r.shape[0]
     if out.shape[0] != m:
         raise ValueError(f"shape mismatch: {m} rows, out {out.shape[0]}")
-    if not every and m and (np.min(r) < 0 or np.max(r) >= n):
-        raise ValueError(f"rows must lie in 0..{n - 1}")
     with nogil:
         for t in range(m):  # left rows to the front; right rows, as they come, to the back (reversed below)
             i = t if every else r[t]
-            if column[i] <= threshold_bin:
-                out[nl] = i
-                nl += 1
-            else:
-                out[m - 1 - (t - nl)] = i
+            if <size_t>i >= <size_t>n:  # a row out of range (none read there): raised below
+                bad = True
+                break
+            out[nl] = i  # both places, no branch: the one not kept is written over later (or holds i again)
+            out[m - 1 - (t - nl)] = i
+            nl += column[i] <= threshold_bin
         nr = m - nl
-        for t in range(nr // 2):
+        for t in range(0 if bad else nr // 2):
             i = out[nl + t]
             out[nl + t] = out[m - 1 - t]
             out[m - 1 - t] = i
+    if bad:
+        raise ValueError(f"rows must lie in 0..{n - 1}")
     return nl

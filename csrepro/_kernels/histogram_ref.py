@@ -105,6 +105,15 @@ def error_sums(pos_left, pos_right, neg_left, neg_right, b0, d0, b, d):
     d += d0
 
 
+def weighted_errors(pos_left, pos_right, neg_left, neg_right, valid, b0, d0, rtol, scores):
+    """scores (2C,): d + b of :func:`error_sums`' b, d, inf where ``valid`` is 0; returns their
+    :func:`best_score` with ``rtol``."""
+    b, d = np.empty(len(scores)), np.empty(len(scores))
+    error_sums(pos_left, pos_right, neg_left, neg_right, b0, d0, b, d)
+    scores[:] = np.where(np.repeat(np.asarray(valid, dtype=bool), 2), d + b, np.inf)
+    return best_score(scores, rtol)
+
+
 def best_score(scores, rtol):
     """(the first index whose score is within ``rtol`` x (largest finite |score|) of the least finite one, 0 when
     none is finite; ``scores.min()``, NaN for no scores)."""

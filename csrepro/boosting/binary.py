@@ -29,6 +29,7 @@ from csrepro.weak.criteria import (
     class_channels,
     error_criterion,
     posterior_cells,
+    weighted_error,
     wls_channels,
 )
 from csrepro.weak.histograms import HistogramLearner
@@ -292,7 +293,7 @@ def _exp_loss(Wp, Wn, f):
 
 
 #: AdaBoost's criterion: the weighted error pos[:, 1] + neg[:, 0] (negatives mapped to +1, positives to -1)
-_WEIGHTED_ERROR = error_criterion(lambda b, d: d + b)
+_WEIGHTED_ERROR = error_criterion(weighted_error)
 
 
 class AdaBoostClassifier(_BinaryBoost):

@@ -33,7 +33,7 @@ from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS
 
 __all__ = ["Cells", "Criterion", "Discrete", "Gini", "LeastCost", "LeastSquares", "SignRegression", "class_channels",
-           "error_criterion", "label_channels", "posterior_cells", "wls_channels"]
+           "error_criterion", "label_channels", "posterior_cells", "weighted_error", "wls_channels"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,12 @@ def error_criterion(errors: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> D
     """The :class:`Discrete` criterion ``errors(b, d)`` of the error sums of :func:`class_channels`: b = ``neg[:, 0]``
     (positives mapped to -1), d = ``pos[:, 1]`` (negatives mapped to +1); e.g. AdaBoost's weighted error b + d."""
     return Discrete(lambda pos, neg: errors(neg[:, 0], pos[:, 1]), errors)
+
+
+def weighted_error(b: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """AdaBoost's weighted error d + b: as ``errors`` of :func:`error_criterion`, the learners score its splits in one
+    kernel pass (``weighted_errors`` of the histogram kernels, the same bits)."""
+    return d + b
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import numpy as np
 
 from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS, BinnedData
-from csrepro.weak.criteria import Discrete
+from csrepro.weak.criteria import Discrete, weighted_error
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,21 +80,48 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
 
     ``base``: None, or the sums (pos, neg), each (k,), already mapped to +1 / -1 by the rest of a tree.
     The criterion is called once per labelling, with (C, k) arrays; or its ``errors`` form once, on the two error
-    sums (2C,) of every labelled split, in the order of the scores (only those channels added: the same bits).
+    sums (2C,) of every labelled split, in the order of the scores (only those channels added: the same bits); for
+    :func:`~csrepro.weak.criteria.weighted_error`, :func:`discrete_pick`'s kernel (the same bits).
     """
+    if criterion.errors is weighted_error:
+        return discrete_pick(scan, criterion, base)[0]
     L, R = scan.L, scan.R
     if criterion.errors is None:
         scores = np.empty(2 * len(scan.valid))
         sides = [(R, L), (L, R)] if base is None else [(R + base[0], L + base[1]), (L + base[0], R + base[1])]
         for start, (pos, neg) in enumerate(sides):
             scores[start::2] = criterion.score(pos, neg)
-    else:  # b = neg[:, 0], d = pos[:, 1]: at 2c (L[c, 0], R[c, 1]), at 2c + 1 (R[c, 0], L[c, 1])
+    else:
         b, d = np.empty(2 * len(scan.valid)), np.empty(2 * len(scan.valid))
-        b0, d0 = (0.0, 0.0) if base is None else (base[1][0], base[0][1])
-        sums = [np.ascontiguousarray(S[:, c], dtype=np.float64) for c in (0, 1) for S in (L, R)]
-        KERNELS[backend.current()].error_sums(*sums, b0, d0, b, d)
+        KERNELS[backend.current()].error_sums(*_error_columns(scan), *_error_base(base), b, d)
         scores = np.ascontiguousarray(criterion.errors(b, d), dtype=np.float64)
     if not scan.valid.all():
         invalid = 2 * np.flatnonzero(~scan.valid)
         scores[invalid] = scores[invalid + 1] = np.inf
     return scores
+
+
+def _error_columns(scan: NodeScan) -> list[np.ndarray]:
+    """The error sums' columns: b = neg[:, 0], d = pos[:, 1] are at 2c (L[c, 0], R[c, 1]), at 2c + 1 (R[c, 0],
+    L[c, 1]); as ``error_sums`` takes them (pos_left, pos_right, neg_left, neg_right)."""
+    return [np.ascontiguousarray(S[:, c], dtype=np.float64) for c in (0, 1) for S in (scan.L, scan.R)]
+
+
+def _error_base(base) -> tuple[float, float]:
+    """(b0, d0): the rest of a tree's errors, (neg[0], pos[1]) of ``base``; (0.0, 0.0) at the root."""
+    return (0.0, 0.0) if base is None else (base[1][0], base[0][1])
+
+
+def discrete_pick(scan: NodeScan, criterion: Discrete, base=None,
+                  rtol: float = FIRST_RTOL) -> tuple[np.ndarray, int, float]:
+    """(:func:`discrete_scores`, the ``best_score`` of them with ``rtol``: the first index within tolerance of the
+    least, the least score).  For :func:`~csrepro.weak.criteria.weighted_error` the kernel ``weighted_errors``
+    writes the scores and picks in one call (the same scores and pick)."""
+    kernel = KERNELS[backend.current()]
+    if criterion.errors is not weighted_error:
+        scores = discrete_scores(scan, criterion, base)
+        return (scores, *kernel.best_score(scores, rtol))
+    scores = np.empty(2 * len(scan.valid))
+    first, low = kernel.weighted_errors(*_error_columns(scan), scan.valid.view(np.uint8), *_error_base(base), rtol,
+                                        scores)
+    return scores, first, low

@@ -14,7 +14,7 @@ import numpy as np
 
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
-from csrepro.weak.splits import cell_losses, discrete_scores, first_min, scan_node
+from csrepro.weak.splits import cell_losses, discrete_pick, first_min, scan_node
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,8 +58,7 @@ class StumpLearner:
             return None, None
         scan = scan_node(data, data.histogram(channels))
         if isinstance(criterion, Discrete):
-            scores = discrete_scores(scan, criterion)
-            best = first_min(scores)
+            scores, best, _ = discrete_pick(scan, criterion)  # best: first_min(scores)
             c, flip = divmod(best, 2)
             values = np.array([1.0, -1.0]) if flip else np.array([-1.0, 1.0])
         else:

@@ -43,10 +43,11 @@ import numpy as np
 from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS, BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
-from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_scores, first_min, scan_node
+from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_pick, first_min, scan_node
 
 RTOL = 1e-12  # relative decrease of the criterion below which a split counts as no gain
 _NO_SPLIT = np.array([np.inf])  # the candidate scores of a leaf that may not be split
+_NO_PICK = (_NO_SPLIT, 0, np.inf)  # with their best_score
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,8 +148,11 @@ class TreeLearner:
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
         leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]
         while len(leaves) < self.max_leaves:
-            scores, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
-            picks = [data.kernel.best_score(np.ascontiguousarray(s, dtype=np.float64), FIRST_RTOL) for s in scores]
+            if discrete:
+                scores, picks, current, tol = self._discrete_scores(leaves, criterion)
+            else:
+                scores, current, tol = self._cell_scores(leaves, criterion)
+                picks = [data.kernel.best_score(np.ascontiguousarray(s, dtype=np.float64), FIRST_RTOL) for s in scores]
             best_leaf = int(np.argmin([low for _, low in picks]))  # as argmin of each leaf's scores.min()
             if self.max_depth is None:
                 best = picks[best_leaf][0]  # first_min(scores[best_leaf])
@@ -170,7 +174,8 @@ class TreeLearner:
 
     @staticmethod
     def _discrete_scores(leaves, criterion):
-        """Whole-tree scores of every labelled split of every leaf; the current tree's score; tolerance."""
+        """Whole-tree scores of every labelled split of every leaf, their picks (``best_score``: first index, least
+        score); the current tree's score; tolerance."""
         zero = np.zeros_like(leaves[0].total)
         pos = sum((lf.total for lf in leaves if lf.label > 0), zero)
         neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
@@ -179,9 +184,10 @@ class TreeLearner:
         else:
             current = float(criterion.score(pos[None], neg[None])[0])
         rest = [(pos - lf.total * (lf.label > 0), neg - lf.total * (lf.label < 0)) for lf in leaves]
-        scores = [_NO_SPLIT if lf.scan is None else discrete_scores(lf.scan, criterion, base if lf.label else None)
+        picked = [_NO_PICK if lf.scan is None else discrete_pick(lf.scan, criterion, base if lf.label else None)
                   for lf, base in zip(leaves, rest)]
-        return scores, current, RTOL * abs(current) if np.isfinite(current) else 0.0
+        return ([s for s, _, _ in picked], [(i, low) for _, i, low in picked], current,
+                RTOL * abs(current) if np.isfinite(current) else 0.0)
 
     @staticmethod
     def _cell_scores(leaves, criterion):

@@ -378,6 +378,33 @@ def test_error_sums_equals_reference(seed, C, root):
         histogram.error_sums(*sums, b0, d0, np.empty(2 * C + 1), got[1])
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 20), st.booleans(), st.sampled_from([0.0, 1e-12, 0.1]))
+def test_weighted_errors_equals_reference(seed, C, root, rtol):
+    """d + b of the error sums, inf at invalid splits, bit for bit as the reference and as NumPy's d + b of
+    error_sums' b and d (ties, infinities and NaNs among the sums); the pick best_score's; shapes checked."""
+    rng = np.random.default_rng(seed)
+    sums = [rng.random(C) * rng.choice([0.0, 1e-300, 1.0, 1e300], C) for _ in range(4)]
+    for S in sums:  # equal sums (ties), and a few inf and NaN
+        S[rng.random(C) < 0.3] = 0.5
+        S[rng.random(C) < 0.05] = rng.choice([np.inf, np.nan])
+    b0, d0 = (0.0, 0.0) if root else rng.random(2)
+    valid = (rng.random(C) < 0.8).astype(np.uint8)
+    got, want = np.full(2 * C, np.nan), np.full(2 * C, np.nan)
+    pick = histogram.weighted_errors(*sums, valid, b0, d0, rtol, got)
+    assert pick[0] == histogram_ref.weighted_errors(*sums, valid, b0, d0, rtol, want)[0]
+    assert got.tobytes() == want.tobytes()
+    best = histogram.best_score(got, rtol)
+    assert pick[0] == best[0] and (pick[1] == best[1] or np.isnan(pick[1]) and np.isnan(best[1]))
+    b, d = np.empty(2 * C), np.empty(2 * C)
+    histogram_ref.error_sums(*sums, b0, d0, b, d)
+    keep = np.repeat(valid.astype(bool), 2)
+    with np.errstate(invalid="ignore"):  # inf + -inf does not occur (sums >= 0), NaN + x is NaN
+        assert (d + b)[keep].tobytes() == got[keep].tobytes() and np.all(got[~keep] == np.inf)
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.weighted_errors(*sums, valid, b0, d0, rtol, np.empty(2 * C + 1))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.sampled_from([0.0, 1e-12, 0.1]))
 def test_best_score_equals_reference(seed, n, rtol):
@@ -454,5 +481,6 @@ def test_partition_rows_equals_reference(seed, n, dtype, subset):
     order = np.arange(n) if rows is None else rows
     np.testing.assert_array_equal(got[:n_left], order[column[order] <= b])
     np.testing.assert_array_equal(got[n_left:], order[column[order] > b])
-    with pytest.raises(ValueError):
-        histogram.partition_rows(column, np.array([n]), b, np.empty(1, dtype=np.intp))
+    for bad in (n, -1):  # a row out of range, last or among valid ones
+        with pytest.raises(ValueError, match="rows must lie"):
+            histogram.partition_rows(column, np.array([0] * bool(n) + [bad]), b, np.empty(1 + bool(n), dtype=np.intp))

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from csrepro.weak.binning import BinnedData
-from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, error_criterion, wls_channels
-from csrepro.weak.splits import discrete_scores, scan_node
+from csrepro.weak.criteria import Discrete, LeastSquares, class_channels, error_criterion, weighted_error, wls_channels
+from csrepro.weak.splits import discrete_pick, discrete_scores, first_min, scan_node
 from csrepro.weak.stumps import StumpLearner
 from csrepro.weak.trees import TreeLearner
 
@@ -103,10 +103,12 @@ def test_error_form_scores_are_the_score_bits(seed, with_base, counted):
     else:
         scan = scan_node(data, data.histogram(ch))
     base = (rng.random(2), rng.random(2)) if with_base else None
-    for errors in (lambda b, d: d + b, lambda b, d: 3.0 * b + np.sqrt(d)):
+    for errors in (lambda b, d: d + b, weighted_error, lambda b, d: 3.0 * b + np.sqrt(d)):  # weighted: its kernel
         plain = Discrete(lambda pos, neg: errors(neg[:, 0], pos[:, 1]))
-        np.testing.assert_array_equal(discrete_scores(scan, error_criterion(errors), base),
-                                      discrete_scores(scan, plain, base))
+        want = discrete_scores(scan, plain, base)
+        assert discrete_scores(scan, error_criterion(errors), base).tobytes() == want.tobytes()
+        scores, first, low = discrete_pick(scan, error_criterion(errors), base)
+        assert scores.tobytes() == want.tobytes() and first == first_min(want) and low == want.min()
 
 
 @settings(max_examples=80, deadline=None)
