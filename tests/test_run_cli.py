@@ -31,20 +31,39 @@ METHODS = {"mcboost": {"n_estimators": 3}, "gll_mcboost": {"n_estimators": 3}}
 VOLATILE = ["finished_at", "fit_seconds", "predict_seconds"]
 SMOKE_TRIALS = 2 * 2 * 2  # conf/exp/smoke.yaml: datasets x n_trials x methods
 
-# Runs run_experiment(json config) in a fresh process; fits sleep argv[2] seconds so it can be killed mid-way.
-SLOW_RUN = """
-import json, sys, time
-from csrepro import methods, runner
+# The start of the fresh-process scripts below: after ``free`` fits, every fit waits until the process is killed or
+# interrupted, so that the test acts on a run that is certainly still going, with a known number of stored parts (a
+# part per (dataset, trial) group, one fit per method: runner.n_jobs=1, the fits run in the process, where the patch
+# is), whatever the machine's speed.
+GATE = """
+import sys, time
+from csrepro import methods
 
-real = methods.make_estimator
+real, fits = methods.make_estimator, [0]
 
-def make_slow(*args, **kwargs):
-    est = real(*args, **kwargs)
-    fit = est.fit
-    est.fit = lambda X, y: (time.sleep(float(sys.argv[2])), fit(X, y))[1]
-    return est
+def gated(free):
+    def make(*args, **kwargs):
+        est = real(*args, **kwargs)
+        fit = est.fit
 
-methods.make_estimator = make_slow
+        def waiting(X, y, **kw):
+            fits[0] += 1
+            while fits[0] > free:
+                time.sleep(0.01)
+            return fit(X, y, **kw)
+
+        est.fit = waiting
+        return est
+
+    methods.make_estimator = make
+"""
+
+# run_experiment(argv[1], a json config) in a fresh process, its fits gated after argv[2]
+SLOW_RUN = GATE + """
+import json
+from csrepro import runner
+
+gated(int(sys.argv[2]))
 runner.run_experiment(json.loads(sys.argv[1]))
 """
 
@@ -110,18 +129,18 @@ def test_killed_run_resumes_to_the_rows_of_an_uninterrupted_run(tmp_path):
     total = 2 * 8 * len(METHODS)
     script = tmp_path / "slow_run.py"
     script.write_text(SLOW_RUN)
-    proc = subprocess.Popen([sys.executable, str(script), json.dumps(cfg), "0.1"], cwd=tmp_path)
+    proc = subprocess.Popen([sys.executable, str(script), json.dumps(cfg), str(3 * len(METHODS))], cwd=tmp_path)
     parts = store_dir(tmp_path / "killed" / "k")
     deadline = time.monotonic() + 60
     while len(list(parts.glob(PART_GLOB))) < 3 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert proc.poll() is None, "the run ended before it could be killed"
+    assert proc.poll() is None, "the run ended before it could be killed"  # it waits after 3 parts' fits
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     partial = read_store(tmp_path / "killed" / "k")
-    assert 0 < len(partial) < total
+    assert len(partial) == 3 * len(METHODS) < total
 
-    runner.run_experiment(cfg)  # the script's run without its pause, in this process
+    runner.run_experiment(cfg)  # the script's run without its gate, in this process
     resumed = read_store(tmp_path / "killed" / "k")
     assert len(resumed) == total and resumed["trial_id"].is_unique
     kept = resumed.set_index("trial_id").loc[partial["trial_id"], "finished_at"]
@@ -131,35 +150,27 @@ def test_killed_run_resumes_to_the_rows_of_an_uninterrupted_run(tmp_path):
     pd.testing.assert_frame_equal(stable(resumed), stable(clean))
 
 
-# `python -m csrepro.run` in a fresh process whose fits sleep argv[1] seconds, so that it can be interrupted
-# (runner.n_jobs=1: the fits run in this process, where the patch is).
-SLOW_CLI = """
-import signal, sys, time
-from csrepro import methods, run
+# `python -m csrepro.run ARGS` (argv[2:]) in a fresh process, its fits gated after argv[1]
+SLOW_CLI = GATE + """
+import signal
+from csrepro import run
 
 # Ctrl-C raises KeyboardInterrupt, as in a terminal's foreground job, even when the test's own process ignores
 # SIGINT (pytest-xdist's workers do, and a child started with SIGINT ignored keeps ignoring it)
 signal.signal(signal.SIGINT, signal.default_int_handler)
-
-real, pause = methods.make_estimator, float(sys.argv[1])
-
-def make_slow(*args, **kwargs):
-    est = real(*args, **kwargs)
-    fit = est.fit
-    est.fit = lambda X, y, **kw: (time.sleep(pause), fit(X, y, **kw))[1]
-    return est
-
-methods.make_estimator = make_slow
+gated(int(sys.argv[1]))
 sys.argv = ["csrepro.run", *sys.argv[2:]]
 run.main()
 """
 
 
-def slow_cli(tmp_path, *args, pause="0.2"):
+def slow_cli(tmp_path, *args, free):
+    """The run of ``args`` in a fresh process whose fits wait after the first ``free`` (:data:`GATE`)."""
     script = tmp_path / "slow_cli.py"
     script.write_text(SLOW_CLI)
-    return subprocess.Popen([sys.executable, "-W", "ignore", str(script), pause, "+exp=smoke", "runner.progress=false",
-                             *args], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    return subprocess.Popen([sys.executable, "-W", "ignore", str(script), str(free), "+exp=smoke",
+                             "runner.progress=false", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # its own process group, as a terminal's foreground job
 
 
@@ -173,14 +184,14 @@ def wait_for_parts(exp_dir, proc, n=1):
 def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path, entry_point):
     args = (f"results.root={tmp_path / 'r'}", "exp.n_trials=5")
     planned = 2 * 5 * 2  # datasets x trials x methods
-    proc = slow_cli(tmp_path, *args)
+    proc = slow_cli(tmp_path, *args, free=2)  # one part (a dataset and trial: 2 methods), then it waits
     wait_for_parts(tmp_path / "r" / "smoke", proc)
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground group (loky workers too)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and err.count("\n") == 1, err
     stored = len(read_store(tmp_path / "r" / "smoke"))
     assert err == f"interrupted: {stored} of {planned} trials stored; the same command resumes\n"
-    assert 0 < stored < planned and not (tmp_path / "r" / "smoke" / "run.lock").exists()
+    assert stored == 2 and not (tmp_path / "r" / "smoke" / "run.lock").exists()
     cli(entry_point, "+exp=smoke", "runner.progress=false", *args)  # in this process
     assert len(read_store(tmp_path / "r" / "smoke")) == planned
 
@@ -190,8 +201,7 @@ def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path, entry
     after the first is killed (its lock file left behind), the same command takes the stale lock over and finishes
     the trials."""
     args = ("+exp=smoke", "runner.progress=false", f"results.root={tmp_path / 'r'}", "exp.n_trials=6")
-    # 24 fits of 1 s: after its first part (2 fits), over 20 s of fits left when the second run checks the lock
-    first = slow_cli(tmp_path, *args[2:], pause="1")
+    first = slow_cli(tmp_path, *args[2:], free=2)  # one part, then it waits
     try:
         wait_for_parts(tmp_path / "r" / "smoke", first)
         parts = sorted(store_dir(tmp_path / "r" / "smoke").glob(PART_GLOB))
