@@ -242,7 +242,8 @@ def test_documented_forms_work(args, tmp_path):
 def test_per_dataset_n_trials_from_the_command_line(tmp_path):
     runner.run_experiment(compose("smoke", [f"results.root={tmp_path}", "runner.progress=false",
                                             "+exp.per_dataset.sk_iris.n_trials=1"]))
-    assert read_store(tmp_path / "smoke").groupby("dataset")["trial"].nunique().to_dict() == {"sk_iris": 1, "sk_wine": 2}
+    trials = read_store(tmp_path / "smoke").groupby("dataset")["trial"].nunique()
+    assert trials.to_dict() == {"sk_iris": 1, "sk_wine": 2}
 
 
 def test_failed_trials_are_retried_by_the_same_command(tmp_path):
