@@ -29,7 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 # Any method ids of the registry that fit in milliseconds; the tests do not depend on which.
 METHODS = {"mcboost": {"n_estimators": 3}, "gll_mcboost": {"n_estimators": 3}}
 VOLATILE = ["finished_at", "fit_seconds", "predict_seconds"]
-SMOKE_TRIALS = 2 * 2 * 2  # conf/exp/smoke.yaml: datasets x n_trials x methods
+SMOKE_METHODS = len(compose("smoke").exp.methods)  # the fits of one stored part (a dataset and trial) of smoke
+SMOKE_TRIALS = 2 * 2 * SMOKE_METHODS  # conf/exp/smoke.yaml: datasets x n_trials x methods
 
 # The start of the fresh-process scripts below: after ``free`` fits, every fit waits until the process is killed or
 # interrupted, so that the test acts on a run that is certainly still going, with a known number of stored parts (a
@@ -183,15 +184,15 @@ def wait_for_parts(exp_dir, proc, n=1):
 
 def test_ctrl_c_prints_one_line_exits_130_and_the_same_command_resumes(tmp_path, entry_point):
     args = (f"results.root={tmp_path / 'r'}", "exp.n_trials=5")
-    planned = 2 * 5 * 2  # datasets x trials x methods
-    proc = slow_cli(tmp_path, *args, free=2)  # one part (a dataset and trial: 2 methods), then it waits
+    planned = 2 * 5 * SMOKE_METHODS  # datasets x trials x methods
+    proc = slow_cli(tmp_path, *args, free=SMOKE_METHODS)  # one part, then it waits
     wait_for_parts(tmp_path / "r" / "smoke", proc)
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground group (loky workers too)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and err.count("\n") == 1, err
     stored = len(read_store(tmp_path / "r" / "smoke"))
     assert err == f"interrupted: {stored} of {planned} trials stored; the same command resumes\n"
-    assert stored == 2 and not (tmp_path / "r" / "smoke" / "run.lock").exists()
+    assert stored == SMOKE_METHODS and not (tmp_path / "r" / "smoke" / "run.lock").exists()
     cli(entry_point, "+exp=smoke", "runner.progress=false", *args)  # in this process
     assert len(read_store(tmp_path / "r" / "smoke")) == planned
 
@@ -201,7 +202,7 @@ def test_a_second_run_into_the_same_store_stops_naming_the_first(tmp_path, entry
     after the first is killed (its lock file left behind), the same command takes the stale lock over and finishes
     the trials."""
     args = ("+exp=smoke", "runner.progress=false", f"results.root={tmp_path / 'r'}", "exp.n_trials=6")
-    first = slow_cli(tmp_path, *args[2:], free=2)  # one part, then it waits
+    first = slow_cli(tmp_path, *args[2:], free=SMOKE_METHODS)  # one part, then it waits
     try:
         wait_for_parts(tmp_path / "r" / "smoke", first)
         parts = sorted(store_dir(tmp_path / "r" / "smoke").glob(PART_GLOB))

@@ -80,11 +80,9 @@ def discrete_scores(scan: NodeScan, criterion: Discrete, base=None) -> np.ndarra
 
     ``base``: None, or the sums (pos, neg), each (k,), already mapped to +1 / -1 by the rest of a tree.
     The criterion is called once per labelling, with (C, k) arrays; or its ``errors`` form once, on the two error
-    sums (2C,) of every labelled split, in the order of the scores (only those channels added: the same bits); for
-    :func:`~csrepro.weak.criteria.weighted_error`, :func:`discrete_pick`'s kernel (the same bits).
+    sums (2C,) of every labelled split, in the order of the scores (only those channels added: the same bits).
+    The learners call :func:`discrete_pick`, which also picks the best.
     """
-    if criterion.errors is weighted_error:
-        return discrete_pick(scan, criterion, base)[0]
     L, R = scan.L, scan.R
     if criterion.errors is None:
         scores = np.empty(2 * len(scan.valid))

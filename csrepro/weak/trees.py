@@ -98,7 +98,7 @@ class _Leaf:
         self.node, self.rows, self.H, self.label, self.depth = node, rows, H, 0.0, depth
         self.scan = None if H is None else scan_node(data, H, counted=True, distinct=True)
         self.total = self.scan.total if total is None else total
-        self.cells = None  # cells criterion: (loss here, change of the loss for each split), computed once
+        self.cells = None  # cells criterion: (loss here, change of the loss for each split, their pick), computed once
 
 
 class TreeLearner:
@@ -148,11 +148,7 @@ class TreeLearner:
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
         leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]
         while len(leaves) < self.max_leaves:
-            if discrete:
-                scores, picks, current, tol = self._discrete_scores(leaves, criterion)
-            else:
-                scores, current, tol = self._cell_scores(leaves, criterion)
-                picks = [data.kernel.best_score(np.ascontiguousarray(s, dtype=np.float64), FIRST_RTOL) for s in scores]
+            scores, picks, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
             best_leaf = int(np.argmin([low for _, low in picks]))  # as argmin of each leaf's scores.min()
             if self.max_depth is None:
                 best = picks[best_leaf][0]  # first_min(scores[best_leaf])
@@ -191,14 +187,17 @@ class TreeLearner:
 
     @staticmethod
     def _cell_scores(leaves, criterion):
-        """Change of the summed cell loss for every split of every leaf; 0 (inf at the root); tolerance."""
-        for lf in leaves:  # a leaf's split gains do not change while other leaves split
+        """Change of the summed cell loss for every split of every leaf, their picks (as :meth:`_discrete_scores`);
+        0 (inf at the root); tolerance."""
+        for lf in leaves:  # a leaf's split gains, and so its pick, do not change while other leaves split
             if lf.cells is None:
                 here = float(criterion.loss(lf.total, criterion.value(lf.total)))
-                lf.cells = (here, _NO_SPLIT if lf.scan is None else cell_losses(lf.scan, criterion) - here)
+                gains = _NO_SPLIT if lf.scan is None else cell_losses(lf.scan, criterion) - here
+                gains = np.ascontiguousarray(gains, dtype=np.float64)
+                lf.cells = (here, gains, KERNELS[backend.current()].best_score(gains, FIRST_RTOL))
         here = [lf.cells[0] for lf in leaves]
-        scores = [lf.cells[1] for lf in leaves]
-        return (scores, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, np.inf, 0.0)
+        scores, picks = [lf.cells[1] for lf in leaves], [lf.cells[2] for lf in leaves]
+        return (scores, picks, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, picks, np.inf, 0.0)
 
     @staticmethod
     def _split(data, counted, nodes, leaf, c, last, keep_rows=False):
