@@ -370,13 +370,15 @@ def select(cfg: DictConfig, *keys: str, default=None):
     return default
 
 
-def validate_config(cfg, metric_names=METRICS) -> DictConfig:
+def validate_config(cfg, metric_names=METRICS, *, build_methods: bool = True) -> DictConfig:
     """``cfg`` (DictConfig or dict) merged onto the schema and checked against the registries.
 
     Checks: field names and types, the experiment's name, datasets and per-dataset override ids
     (registry; overrides of datasets not in ``exp.datasets`` are unused), n_trials, methods and
     their parameters (method registry), metrics (``metric_names``, by default csrepro.scoring.METRICS), protocol and cost (built once
-    per dataset) and runner settings. Returns a read-only DictConfig.
+    per dataset) and runner settings. Returns a read-only DictConfig.  ``build_methods=False`` leaves out
+    building each method's estimator for each dataset's cost (the slow check: seconds for the leaderboard's
+    problems), for a config whose plan is read but not run (the experiment file behind a run with overrides).
     """
     try:
         merged = OmegaConf.merge(OmegaConf.structured(Config), cfg)
@@ -433,7 +435,7 @@ def validate_config(cfg, metric_names=METRICS) -> DictConfig:
         _check_protocol(exp, dataset, dataset_setting(exp, dataset, "protocol"))
         C = _check_cost(dataset, dataset_setting(exp, dataset, "cost"), n_classes)
         extended = dataset_entries(exp, dataset, entries)
-        for entry in extended:
+        for entry in extended if build_methods else ():
             try:
                 _check_method_once(entry, C, dataset, n_classes)  # once per (entry, C, n_classes) and process
             except ConfigError as err:

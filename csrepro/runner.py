@@ -198,13 +198,14 @@ def check_results_folder(exp_dir: Path) -> None:
 def record_plan(exp_dir: Path, cfg: DictConfig, trials: list[Trial], full=None) -> None:
     """Write the plan of the validated ``cfg`` (its ``trials``) into the store (csrepro.store, "The
     plan"), and, when ``full`` (the experiment file composed without overrides) has other settings,
-    the plan of ``full`` too; a ``full`` that does not validate is left out with a warning."""
+    the plan of ``full`` too (validated without building its methods: it is not run); a ``full`` that does not
+    validate is left out with a warning."""
     key = plan_key(cfg.exp)
     write_plan(exp_dir, key, plan_rows(trials))
     if full is None:
         return
     try:
-        full = validate_config(full)
+        full = validate_config(full, build_methods=False)
     except ConfigError as err:
         log.warning("%s: the plan of the experiment file without overrides is not recorded: %s", cfg.exp.name, err)
         return

@@ -126,6 +126,12 @@ def test_a_method_check_that_passed_is_not_run_again_and_one_that_failed_is(tmp_
         with pytest.raises(ConfigError, match=r"exp.methods.x"):
             validate_config(bad, scoring.METRICS)
     assert calls[5:] == ["x", "x"]
+    # a plan read but not run (build_methods=False) builds no estimator, and still checks the rest
+    clear_caches("method_checks")
+    validate_config(bad, scoring.METRICS, build_methods=False)
+    assert calls[7:] == []
+    with pytest.raises(ConfigError, match=r"n_trials must be >= 1"):
+        validate_config(config(tmp_path, methods={"recorder": {}}, n_trials=0), scoring.METRICS, build_methods=False)
 
 
 def test_config_names_only_the_misspelt_keyword_of_a_factory_method(tmp_path):

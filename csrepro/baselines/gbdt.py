@@ -56,12 +56,12 @@ from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.bayes_rule import CalibratedBayesClassifier, _labels_and_codes
 from csrepro.decision.rules import decide
 from csrepro.selection.rounds import RoundsOnValidation
+from csrepro.threads import one_thread
 from csrepro.validation import IntegerInterval
 
 __all__ = ["GradientBoostingPeer", "LIBRARIES", "TunedCalibratedBayesClassifier", "cost_weights"]
@@ -184,7 +184,7 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
         target = np.searchsorted(self._present, codes)  # 0..K'-1 over the present classes (XGBoost needs them)
         weights = cost_weights(self.cost_matrix_, codes) if self.weighting == "cost" else None
         model = self._model()
-        with threadpool_limits(limits=1, user_api="openmp"):  # scikit-learn's histograms: one thread
+        with one_thread("openmp"):  # scikit-learn's histograms: one thread
             self.model_ = model.fit(X, target, sample_weight=weights)
         if self.library == "lightgbm":
             self.n_iter_ = int(self.model_.booster_.current_iteration())
@@ -212,7 +212,7 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """The booster's class probabilities (n, K) in ``classes_`` order (0 for a class absent from training)."""
         X = self._X(X)
-        with threadpool_limits(limits=1, user_api="openmp"):
+        with one_thread("openmp"):
             return self._full(self.model_.predict_proba(X))
 
     def predict(self, X):
@@ -254,7 +254,7 @@ class GradientBoostingPeer(ClassifierMixin, BaseEstimator):
         """``predict_proba`` after each boosting round 1..``n_iter_`` (the last is ``predict_proba``)."""
         X = self._X(X)
         if self.library == "sklearn":
-            with threadpool_limits(limits=1, user_api="openmp"):
+            with one_thread("openmp"):
                 stages = list(self.model_.staged_predict_proba(X))
             for P in stages:
                 yield self._full(P)

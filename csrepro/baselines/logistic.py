@@ -14,9 +14,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from csrepro.decision.bayes_rule import _labels_and_codes
+from csrepro.threads import one_thread
 from csrepro.validation import IntegerInterval
 
 __all__ = ["MultinomialLogisticRegression"]
@@ -52,7 +52,7 @@ class MultinomialLogisticRegression(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_, codes = _labels_and_codes(self, y)  # >= 2 present classes
         self._present = np.unique(codes)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_thread("blas"):
             self.model_ = LogisticRegression(C=self.C, solver="lbfgs", max_iter=self.max_iter, tol=self.tol).fit(
                 X, codes)
         self.n_iter_ = self.model_.n_iter_

@@ -76,10 +76,10 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.bayes_rule import _labels_and_codes, _seeded
+from csrepro.threads import one_thread
 
 __all__ = ["BASES", "CostSensitiveReduction", "example_costs", "few_valued_columns",
            "reduction_base"]
@@ -271,7 +271,7 @@ class CostSensitiveReduction(ClassifierMixin, BaseEstimator):
         self.cost_matrix_ = check_cost_matrix_for_labels(self.cost_matrix, self.classes_)
         E = example_costs(self.cost_matrix_, codes)
         base = self._base()
-        with threadpool_limits(limits=1, user_api="blas"):  # as in CalibratedBayesClassifier.fit
+        with one_thread("blas"):  # as in CalibratedBayesClassifier.fit
             self.model_ = self._fit_reduction(base, X, E)
         return self
 

@@ -71,9 +71,9 @@ from scipy.special import expit
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from threadpoolctl import threadpool_limits
 
 from csrepro.boosting.scores import _VectorBoost
+from csrepro.threads import one_thread
 from csrepro.validation import IntegerInterval
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.splits import first_min, scan_node
@@ -265,7 +265,7 @@ class CWBoostClassifier(_VectorBoost):
         options = {"maxiter": self.max_iter, "gtol": tol * nu, "ftol": 0.0}
         self.converged_ = False
         # one BLAS thread: the products are small (n x t by t x K) and threads only contend
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_thread("blas"):
             for t in range(T):
                 _, U = pair_weights(F, z, pairs, self.loss)
                 column = best_column(data, edge_channels(U, z))

@@ -29,10 +29,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.rules import decide
+from csrepro.threads import one_thread
 from csrepro.validation import check_labels, check_targets, classes_and_codes, codes_of
 
 __all__ = ["BayesRuleClassifier", "CalibratedBayesClassifier"]
@@ -183,7 +183,7 @@ class CalibratedBayesClassifier(ClassifierMixin, BaseEstimator):
                 folds = list(StratifiedKFold(max(2, min(int(folds), smallest))).split(X, codes))  # integer cv's own
         # one BLAS thread: the sigmoid fits and LogisticRegression (scipy's L-BFGS-B on small problems) ran ~20x
         # slower with a multithreaded OpenBLAS on a busy 2-core machine; the experiments parallelise over folds instead
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_thread("blas"):
             self.calibrated_ = CalibratedClassifierCV(base, method=self.method, cv=folds,
                                                       ensemble=self.ensemble).fit(X, y)
         self._columns = codes_of(self.classes_, self.calibrated_.classes_)

@@ -65,10 +65,10 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from csrepro.costs import check_cost_matrix_for_labels, validate_cost_matrix, zero_one
 from csrepro.decision.rules import decide, mossman_rule
+from csrepro.threads import one_thread
 from csrepro.validation import IntegerInterval, check_targets, classes_and_codes, codes_of
 
 __all__ = ["BOUND_MARGIN", "END_MARGIN", "EXPECTED_FAILED_CHECKS", "FORMS", "LachicheFlachClassifier", "LineSearch",
@@ -429,7 +429,7 @@ def learn_partition(P, y, C, form="parallel", n_passes=1, order="frequency", bou
     if isinstance(n_passes, bool) or not isinstance(n_passes, Integral) or n_passes < 1:
         raise ValueError(f"n_passes must be an int >= 1, got {n_passes!r}")
     order = _class_order(order, y, P.shape[1], random_state)
-    with threadpool_limits(1, user_api="blas"):  # (N, K) @ (K, K): threads only contend here
+    with one_thread("blas"):  # (N, K) @ (K, K): threads only contend here
         return _greedy(P, y, C, C, form, order, int(n_passes), bounded)
 
 
@@ -446,7 +446,7 @@ def learn_lf_weights(P, y, C, n_passes=1, order="frequency", random_state=None):
         raise ValueError(f"n_passes must be an int >= 1, got {n_passes!r}")
     K = P.shape[1]
     order = _class_order(order, y, K, random_state)
-    with threadpool_limits(1, user_api="blas"):
+    with one_thread("blas"):
         A, info = _greedy(P, y, C, zero_one(K), "column", order, int(n_passes), True, skip=(int(order[0]),))
     info["partition_matrix"] = A
     return info.pop("factors"), info

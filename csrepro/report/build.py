@@ -429,12 +429,13 @@ def report_experiment(exp: str, cfg: DictConfig, experiments_dir, prov: Provenan
 
 def _full_config(exp: str, cfg: DictConfig, checked: DictConfig, conf_dir) -> DictConfig | None:
     """The validated config file conf/exp/<exp>.yaml without overrides (``checked`` when the overrides
-    leave ``exp`` as the file has it); None when ``conf_dir`` has no such file."""
+    leave ``exp`` as the file has it; else validated without building its methods: only its plan is read);
+    None when ``conf_dir`` has no such file."""
     conf_dir = Path(conf_dir or REPO_ROOT / "conf")
     if experiment_path(exp, conf_dir) is None:
         return None
     base = compose(exp, conf_dir=conf_dir)
-    return checked if select(base, "exp") == select(cfg, "exp") else validate_config(base)
+    return checked if select(base, "exp") == select(cfg, "exp") else validate_config(base, build_methods=False)
 
 
 def _install(stage: Path, target: Path) -> None:
