@@ -32,13 +32,14 @@ $(STAMP): pyproject.toml setup.py $(wildcard csrepro/_kernels/*.pyx csrepro/_ker
 
 install: $(STAMP)
 
-# the suite over every core (pytest-xdist; each module on one worker, longest first: tests/conftest.py), then the
+# the suite over every core (pytest-xdist; each module on one worker, longest first: tests/conftest.py; xdist's own
+# order, modules with most tests first, would start the few-test long modules last), then the
 # tests marked `pytest.mark.serial` alone in one process (collecting only the files that mark one); both print
 # their slowest tests into the log.  One OpenMP/BLAS thread per worker: the workers already fill the cores.
 # TEST_WORKERS=0 runs the first part in one process too.
 TEST_WORKERS ?= auto
 test: $(STAMP)
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not serial" --durations=30
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial" --durations=30
 	@serial="$$(grep -rl --include='*.py' --exclude-dir='.*' --exclude-dir=build -e 'mark\.serial' . | sort)"; \
 	test -z "$$serial" || { set -x; $(BIN)/python -m pytest -q -p no:xdist -m serial --durations=10 $$serial; }
 

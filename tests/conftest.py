@@ -1,8 +1,10 @@
 """Suite-wide settings: the hypothesis profile, the order in which pytest-xdist hands out the test modules, and the
 ``entry_point`` fixture (a command-line entry point run in the test's process).
 
-``make test`` runs the suite with ``pytest -n auto --dist loadfile``: each module stays on one worker (so a module
-fixture is built once, and a module's tests keep their order), and the workers take modules in collection order.
+``make test`` runs the suite with ``pytest -n auto --dist loadfile --no-loadscope-reorder``: each module stays on one
+worker (so a module fixture is built once, and a module's tests keep their order), and the workers take modules in
+collection order (without ``--no-loadscope-reorder``, pytest-xdist >= 3.8 hands out the modules with most tests first,
+so that the long modules with few tests -- the site's browser test, the reduced runs -- came last).
 """
 
 import logging
