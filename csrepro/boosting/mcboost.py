@@ -87,6 +87,8 @@ class _CoordinateStep:
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
         self.factors = np.empty((n, (2 if self.pairwise else 1) * nu))
         self._line = None  # (g, off, rows, factor buffer) of the last line search, for the update (32)
+        self._rows = np.empty(n, dtype=np.intp)  # each sample's cell, for a feature of feature_cells
+        self._cells = {}  # feature -> _cell_buffers
         self._factors_at = None  # the alpha whose factors are in that buffer
 
     @staticmethod
@@ -116,15 +118,16 @@ class _CoordinateStep:
         else:
             codes, values = coded
             n_off = len(self.cell_offsets)
-            rows = codes * n_off + self.offset_index if n_off > 1 else codes
+            if n_off > 1:
+                rows = np.multiply(codes, n_off, out=self._rows)
+                rows += self.offset_index
+            else:
+                rows = codes
             factor_g = np.repeat(learner.a * values + learner.b, n_off)
-            factor_off = np.tile(self.cell_offsets, len(values))
-            factors = np.empty((len(factor_g), self.factors.shape[1]))
+            factor_off, factors, sums, ones, work = self._cell_buffers(learner.feature, len(values))
         self._line = (factor_g, factor_off, rows, factors)
         if coded is not None and state.outer == kern.OUTERS["identity"]:
-            sums = np.empty((len(factor_g), len(self.cell_uniq)))
             kern.aggregate_cells(self.A, self.B, state.scale, rows, self.family, sums, state.sw)
-            ones, work = np.ones(len(factor_g)), np.empty_like(sums)
 
             def cell_derivatives(alpha):
                 return kern.line_derivatives(sums, sums, ones, self.cell_uniq, factor_off, factor_g,
@@ -141,6 +144,16 @@ class _CoordinateStep:
                                          state.outer, alpha, factors, rows, factor_g, factor_off, state.sw)
 
         return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0]
+
+    def _cell_buffers(self, feature, n_values):
+        """The cells' offsets and the buffers of a line search on ``feature`` (``n_values`` distinct values):
+        factors, per-cell sums, unit scales and work; made once per feature."""
+        if feature not in self._cells:
+            n_cells = n_values * len(self.cell_offsets)
+            sums = np.empty((n_cells, len(self.cell_uniq)))
+            self._cells[feature] = (np.tile(self.cell_offsets, n_values), np.empty((n_cells, self.factors.shape[1])),
+                                    sums, np.ones(n_cells), np.empty_like(sums))
+        return self._cells[feature]
 
     def apply(self, state, alpha, then, with_loss=False):
         """Update (32) f_r += alpha g of the state, reusing the line search's last factors when they are at alpha,
