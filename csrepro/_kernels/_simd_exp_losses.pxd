@@ -13,3 +13,6 @@ cdef extern from "exp_losses_simd.h":
                                                const Py_ssize_t* starts, Py_ssize_t nu, bint moments,
                                                const double* uniq, double sign, const double* off, double* out,
                                                double* s) noexcept nogil
+    void csr_times_max4 "csrepro_times_max4"(double* row, Py_ssize_t M, const double* f0, const double* f1,
+                                             const double* f2, const double* f3, const Py_ssize_t* group,
+                                             double floor, double* rho) noexcept nogil

@@ -1,9 +1,9 @@
 /* exp_losses_simd.h -- the C of the kernel csrepro/_kernels/exp_losses.pyx (from exp_losses.pyx.tp; declared
    for Cython in _simd_exp_losses.pxd): a branch-free maximum, and, where the compiler targets SSE2, two samples
    of the line search's per-sample moments and of the log1p outer's derivatives at once, one per SSE2 lane, and
-   four rows' group sums in two registers.  Per lane the scalar loop's IEEE operations in its order: the same
-   bits.  CSREPRO_EXP_PAIRS is 0 without SSE2 (the kernel then runs its scalar loop alone and never calls the pair
-   functions). */
+   four rows' group sums and factor products in two registers.  Per lane the scalar loop's IEEE operations in its
+   order: the same bits.  CSREPRO_EXP_PAIRS is 0 without SSE2 (the kernel then runs its scalar loop alone and
+   never calls the SSE2 functions). */
 #ifndef CSREPRO_EXP_LOSSES_SIMD_H
 #define CSREPRO_EXP_LOSSES_SIMD_H
 
@@ -85,6 +85,24 @@ static inline void csrepro_group_sums4(const double* row, Py_ssize_t M, const Py
         _mm_storel_pd(s + 8, tb); _mm_storel_pd(s + 9, mb); _mm_storeh_pd(s + 12, tb); _mm_storeh_pd(s + 13, mb);
     }
 }
+/* _times_max of four consecutive rows (row + k M, k = 0..3) with factor rows f0..f3, two rows per SSE2 register:
+   term j of row k times fk[group[j]], rho[k] = the largest of ``floor`` and row k's terms (maxima in term order). */
+static inline void csrepro_times_max4(double* row, Py_ssize_t M, const double* f0, const double* f1, const double* f2,
+                                      const double* f3, const Py_ssize_t* group, double floor, double* rho) {
+    double *r0 = row, *r1 = row + M, *r2 = row + 2 * M, *r3 = row + 3 * M;
+    __m128d ma = _mm_set1_pd(floor), mb = ma, xa, xb;
+    Py_ssize_t j, g;
+    for (j = 0; j < M; j++) {
+        g = group[j];
+        xa = _mm_mul_pd(_mm_set_pd(r1[j], r0[j]), _mm_set_pd(f1[g], f0[g]));
+        xb = _mm_mul_pd(_mm_set_pd(r3[j], r2[j]), _mm_set_pd(f3[g], f2[g]));
+        _mm_storel_pd(r0 + j, xa); _mm_storeh_pd(r1 + j, xa);
+        _mm_storel_pd(r2 + j, xb); _mm_storeh_pd(r3 + j, xb);
+        ma = _mm_max_pd(ma, xa);  /* ma > xa ? ma : xa, as csrepro_max */
+        mb = _mm_max_pd(mb, xb);
+    }
+    _mm_storel_pd(rho, ma); _mm_storeh_pd(rho + 1, ma); _mm_storel_pd(rho + 2, mb); _mm_storeh_pd(rho + 3, mb);
+}
 #else
 #define CSREPRO_EXP_PAIRS 0
 static inline void csrepro_moments_pair(const double* A0, const double* A1, const double* X0, const double* X1,
@@ -102,6 +120,10 @@ static inline void csrepro_group_sums4(const double* row, Py_ssize_t M, const Py
                                        double sign, const double* off, double* out, double* s) {
     (void)row; (void)M; (void)order; (void)starts; (void)nu; (void)moments; (void)uniq; (void)sign; (void)off;
     (void)out; (void)s;
+}
+static inline void csrepro_times_max4(double* row, Py_ssize_t M, const double* f0, const double* f1, const double* f2,
+                                      const double* f3, const Py_ssize_t* group, double floor, double* rho) {
+    (void)row; (void)M; (void)f0; (void)f1; (void)f2; (void)f3; (void)group; (void)floor; (void)rho;
 }
 #endif
 
