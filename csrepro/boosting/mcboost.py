@@ -83,19 +83,18 @@ class _CoordinateStep:
         self.cell_uniq = (self.uniq[:, None] - self.uniq[None, :]).ravel() if self.pairwise else self.uniq
         self.cell_family = kern.FAMILIES["plain"] if self.pairwise else family
         self.offset_index = self.group[z] if margin else np.zeros(n, dtype=np.intp)
-        self.wh, self.g = shared
+        self.wh, self.g, self._rows = shared
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
         self.factors = np.empty((n, (2 if self.pairwise else 1) * nu))
         self._line = None  # (g, off, rows, factor buffer) of the last line search, for the update (32)
-        self._rows = np.empty(n, dtype=np.intp)  # each sample's cell, for a feature of feature_cells
         self._cells = {}  # feature -> _cell_buffers
         self._factors_at = None  # the alpha whose factors are in that buffer
 
     @staticmethod
     def shared_buffers(n, n_derivatives):
-        """Per-sample loss derivatives (weights first; 1 or 3 of them) and weak-learner values
-        shared by all coordinates."""
-        return np.empty((n_derivatives, n)), np.empty(n)
+        """Per-sample loss derivatives (weights first; 1 or 3 of them), weak-learner values and cells (of the
+        line search's feature, see :func:`feature_cells`) shared by all coordinates."""
+        return np.empty((n_derivatives, n)), np.empty(n), np.empty(n, dtype=np.intp)
 
     def prepare(self, state, with_loss=False):
         """Boosting weights w^r (34)-(37) at the current state into ``shared``'s first row, and the summed loss
