@@ -9,3 +9,10 @@ cdef extern from "exp_losses_simd.h":
                                                  double* t) noexcept nogil
     void csr_log1p_pair "csrepro_log1p_pair"(const double* s, const double* t, double sc0, double sc1, double* d,
                                              double* d2) noexcept nogil
+    void csr_group_sums4 "csrepro_group_sums4"(const double* row, Py_ssize_t M, const Py_ssize_t* order,
+                                               const Py_ssize_t* starts, Py_ssize_t nu, bint moments,
+                                               const double* uniq, double sign, const double* off, double* out,
+                                               double* s) noexcept nogil
+    void csr_times_max4 "csrepro_times_max4"(double* row, Py_ssize_t M, const double* f0, const double* f1,
+                                             const double* f2, const double* f3, const Py_ssize_t* group,
+                                             double floor, double* rho) noexcept nogil

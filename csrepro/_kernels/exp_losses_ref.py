@@ -138,15 +138,20 @@ def load_state(S, z, C, family, outer, P, Q, scale):
         scale[:] = out.fold(out.scale(m), rho)
 
 
-def apply_step(P, Q, scale, z, C, factors, group, family, outer, rows=None):
+def apply_step(P, Q, scale, z, C, factors, group, family, outer, rows=None, order=None, starts=None, uniq=None,
+               off=None, wh=None, A=None, B=None, with_loss=False, sw=None):
     """Update (32) of the state: each term times its group's factor (see :func:`line_factors`;
-    with ``rows``, sample i's factors are row ``rows[i]``)."""
+    with ``rows``, sample i's factors are row ``rows[i]``).  With ``order`` (and ``starts`` .. ``sw``), then
+    :func:`prepare_step` of the next coordinate, whose result it returns (else 0)."""
     factors = factors if rows is None else factors[rows]
     P[:], rho = _normalise(P * factors[:, group], TINY * C[z])
     if FAMILY_TABLE[family].paired:
         Q[:], rho_b = _normalise(Q * factors[:, factors.shape[1] // 2 + group], TINY)
         rho = rho * rho_b
     scale[:] = OUTER_TABLE[outer].fold(scale, rho)
+    if order is None:
+        return 0.0
+    return prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B, with_loss, sw)
 
 
 def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B, with_loss=False, sw=None):

@@ -83,27 +83,28 @@ class _CoordinateStep:
         self.cell_uniq = (self.uniq[:, None] - self.uniq[None, :]).ravel() if self.pairwise else self.uniq
         self.cell_family = kern.FAMILIES["plain"] if self.pairwise else family
         self.offset_index = self.group[z] if margin else np.zeros(n, dtype=np.intp)
-        self.wh, self.g = shared
+        self.wh, self.g, self._rows = shared
         self.A, self.B = np.empty((n, nu)), np.empty((n, nu))
         self.factors = np.empty((n, (2 if self.pairwise else 1) * nu))
         self._line = None  # (g, off, rows, factor buffer) of the last line search, for the update (32)
+        self._cells = {}  # feature -> _cell_buffers
         self._factors_at = None  # the alpha whose factors are in that buffer
 
     @staticmethod
     def shared_buffers(n, n_derivatives):
-        """Per-sample loss derivatives (weights first; 1 or 3 of them) and weak-learner values
-        shared by all coordinates."""
-        return np.empty((n_derivatives, n)), np.empty(n)
+        """Per-sample loss derivatives (weights first; 1 or 3 of them), weak-learner values and cells (of the
+        line search's feature, see :func:`feature_cells`) shared by all coordinates."""
+        return np.empty((n_derivatives, n)), np.empty(n), np.empty(n, dtype=np.intp)
 
     def prepare(self, state, with_loss=False):
-        """Boosting weights w^r (34)-(37) at the current state and the summed loss (if asked).
+        """Boosting weights w^r (34)-(37) at the current state into ``shared``'s first row, and the summed loss
+        (if asked, else 0).
 
         Also fills the line-search groups.
         """
-        loss = self.kern.prepare_step(state.P, state.Q, state.scale, self.order, self.starts, self.uniq,
+        return self.kern.prepare_step(state.P, state.Q, state.scale, self.order, self.starts, self.uniq,
                                       self.off, self.family, state.outer, self.wh, self.A, self.B,
                                       with_loss, state.sw)
-        return self.wh[0], loss
 
     def line_search(self, columns, cells, learner, state, tol, max_iter):
         """alpha minimising the empirical risk (31) along the weak learner g = a x_j + b.
@@ -116,15 +117,16 @@ class _CoordinateStep:
         else:
             codes, values = coded
             n_off = len(self.cell_offsets)
-            rows = codes * n_off + self.offset_index if n_off > 1 else codes
+            if n_off > 1:
+                rows = np.multiply(codes, n_off, out=self._rows)
+                rows += self.offset_index
+            else:
+                rows = codes
             factor_g = np.repeat(learner.a * values + learner.b, n_off)
-            factor_off = np.tile(self.cell_offsets, len(values))
-            factors = np.empty((len(factor_g), self.factors.shape[1]))
+            factor_off, factors, sums, ones, work = self._cell_buffers(learner.feature, len(values))
         self._line = (factor_g, factor_off, rows, factors)
         if coded is not None and state.outer == kern.OUTERS["identity"]:
-            sums = np.empty((len(factor_g), len(self.cell_uniq)))
             kern.aggregate_cells(self.A, self.B, state.scale, rows, self.family, sums, state.sw)
-            ones, work = np.ones(len(factor_g)), np.empty_like(sums)
 
             def cell_derivatives(alpha):
                 return kern.line_derivatives(sums, sums, ones, self.cell_uniq, factor_off, factor_g,
@@ -142,16 +144,30 @@ class _CoordinateStep:
 
         return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0]
 
-    def apply(self, state, alpha):
-        """Update (32) f_r += alpha g of the state, reusing the line search's last factors when they are at alpha."""
+    def _cell_buffers(self, feature, n_values):
+        """The cells' offsets and the buffers of a line search on ``feature`` (``n_values`` distinct values):
+        factors, per-cell sums, unit scales and work; made once per feature."""
+        if feature not in self._cells:
+            n_cells = n_values * len(self.cell_offsets)
+            sums = np.empty((n_cells, len(self.cell_uniq)))
+            self._cells[feature] = (np.tile(self.cell_offsets, n_values), np.empty((n_cells, self.factors.shape[1])),
+                                    sums, np.ones(n_cells), np.empty_like(sums))
+        return self._cells[feature]
+
+    def apply(self, state, alpha, then, with_loss=False):
+        """Update (32) f_r += alpha g of the state, reusing the line search's last factors when they are at alpha,
+        then ``then.prepare(state, with_loss)`` (the next coordinate's step) in the same pass over the state;
+        returns that summed loss."""
         if alpha == 0.0:  # nothing moves (e.g. the line search's first step was already below its tolerance)
-            return
+            return then.prepare(state, with_loss)
         g, off, rows, factors = self._line
         if self._factors_at != alpha:
             self.kern.line_factors(self.uniq, off, g, self.family, alpha, factors)
-        self.kern.apply_step(state.P, state.Q, state.scale, state.z, state.C, factors,
-                             self.group, self.family, state.outer, rows)
         self._factors_at = None
+        return self.kern.apply_step(state.P, state.Q, state.scale, state.z, state.C, factors, self.group,
+                                    self.family, state.outer, rows, order=then.order, starts=then.starts,
+                                    uniq=then.uniq, off=then.off, wh=then.wh, A=then.A, B=then.B,
+                                    with_loss=with_loss, sw=state.sw)
 
 
 class MCBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -295,20 +311,23 @@ class MCBoostClassifier(ClassifierMixin, BaseEstimator):
         steps = [_CoordinateStep(kern, V[r], z, family, shared) for r in range(M - 1)]
         train_loss = np.empty(self.n_estimators + 1)  # loss before each iteration, and at the end
         steps_taken = []  # (iteration, r, feature, alpha a, alpha b) of every update, for the staged predictions
+        w = shared[0][0][:, None]  # the boosting weights, filled by each coordinate's prepare
+        total = steps[0].prepare(state, with_loss=True)
         for t in range(self.n_estimators):
+            train_loss[t] = total / total_weight
             for r, step in enumerate(steps):
-                w, total = step.prepare(state, with_loss=r == 0)
-                if r == 0:
-                    train_loss[t] = total / total_weight
-                g = learner.fit(data, w[:, None], criterion)
+                # the next coordinate's prepare follows this one's update (the next iteration's first: its loss)
+                then, last = steps[(r + 1) % len(steps)], r + 1 == len(steps)
+                g = learner.fit(data, w, criterion)
                 if g is None or not g.score < 0:  # score: the directional derivative (30)
+                    total = then.prepare(state, with_loss=last)
                     continue
                 alpha = step.line_search(columns, cells, g, state, self.line_search_tol, self.line_search_max_iter)
-                step.apply(state, alpha)
+                total = step.apply(state, alpha, then, with_loss=last)
                 coef[r, g.feature] += alpha * g.a
                 intercept[r] += alpha * g.b
                 steps_taken.append((t, r, g.feature, alpha * g.a, alpha * g.b))
-        train_loss[-1] = steps[0].prepare(state, with_loss=True)[1] / total_weight
+        train_loss[-1] = total / total_weight
         coef = coef / sd
         return coef, intercept - coef @ mu, train_loss[1:], np.array(steps_taken, dtype=np.float64).reshape(-1, 5), \
             np.stack([mu, sd])

@@ -307,7 +307,9 @@ def test_weighted_boosting_weights_are_the_weighted_risks_gradient(iris, loss_na
     h = 1e-3
     for r in range(2):
         v = np.ascontiguousarray(0.5 * Y[:, r])
-        w, _ = _CoordinateStep(exp_losses, v, state.z, family, _CoordinateStep.shared_buffers(len(y), 3)).prepare(state)
+        shared = _CoordinateStep.shared_buffers(len(y), 3)
+        _CoordinateStep(exp_losses, v, state.z, family, shared).prepare(state)
+        w = shared[0][0]
         # the weighted losses at f_r(x_i) + e h for every i at once (fourth-order central differences)
         L = {e: s * loss.value(S + e * h * np.outer(np.ones(len(y)), v), y, C) for e in (-2, -1, 1, 2)}
         fd = (L[-2] - 8 * L[-1] + 8 * L[1] - L[2]) / (12 * h)

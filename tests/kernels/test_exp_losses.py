@@ -328,6 +328,49 @@ def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
     assert total == want
 
 
+
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("wh_rows", [1, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_apply_then_prepare_is_the_two_calls(name, wh_rows, weighted):
+    """apply_step with the next coordinate's prepare_step arguments (run block by block in one pass) gives the
+    bits of apply_step followed by prepare_step (kernel), and the same values in the reference; over several
+    blocks and a partial odd one (n = 601), with and without the loss, with per-cell factors (``rows``)."""
+    loss, fam, out = _codes(name)
+    S, z, C, g, v = _problem(21, n=601, M=5, scale=2.0)
+    C = loss.kernel_costs(C)
+    uniq, group, _, _ = _groups(v)
+    n, nu = len(z), len(uniq)
+    off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(n)
+    v2 = np.ascontiguousarray(0.5 * simplex_codewords(5)[:, 3])  # the next coordinate's direction
+    uniq2, _, order2, starts2 = _groups(v2)
+    off2 = np.ascontiguousarray(v2[z]) if fam == 0 else np.zeros(n)
+    sw = _weights(n) if weighted else None
+    rows = np.random.default_rng(4).integers(0, 7, n).astype(np.intp)
+    factors = np.empty((7, 2 * nu if fam == 2 else nu))
+    results = {}
+    for mod in (exp_losses, exp_losses_ref):
+        mod.line_factors(uniq, np.full(7, uniq[0]) if fam == 0 else np.zeros(7), np.linspace(-1.5, 1.5, 7), fam,
+                         0.8, factors)
+        for with_loss in (False, True):
+            for fused in (False, True):
+                P, Q, scale = _state(mod, S, z, C, fam, out)
+                wh, A, B = np.empty((wh_rows, n)), np.empty((n, len(uniq2))), np.empty((n, len(uniq2)))
+                prep = dict(order=order2, starts=starts2, uniq=uniq2, off=off2, wh=wh, A=A, B=B, with_loss=with_loss,
+                            sw=sw)
+                if fused:
+                    total = mod.apply_step(P, Q, scale, z, C, factors, group, fam, out, rows, **prep)
+                else:
+                    assert mod.apply_step(P, Q, scale, z, C, factors, group, fam, out, rows) == 0.0
+                    total = mod.prepare_step(P, Q, scale, family=fam, outer=out, **prep)
+                assert (total != 0.0) == with_loss
+                results[mod, with_loss, fused] = [P, Q, scale, wh, A, B if fam == 2 else A, np.array([total])]
+        for with_loss in (False, True):
+            for got, want in zip(results[mod, with_loss, True], results[mod, with_loss, False], strict=True):
+                np.testing.assert_array_equal(got, want)
+    for got, want in zip(results[exp_losses, True, True], results[exp_losses_ref, True, True], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
+
 def _weights(n, seed=11):
     return np.random.default_rng(seed).uniform(0.1, 3.0, n)
 

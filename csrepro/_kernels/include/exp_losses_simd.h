@@ -1,8 +1,9 @@
 /* exp_losses_simd.h -- the C of the kernel csrepro/_kernels/exp_losses.pyx (from exp_losses.pyx.tp; declared
    for Cython in _simd_exp_losses.pxd): a branch-free maximum, and, where the compiler targets SSE2, two samples
-   of the line search's per-sample moments and of the log1p outer's derivatives at once, one per SSE2 lane.  Per
-   lane the scalar loop's IEEE operations in its order: the same bits.  CSREPRO_EXP_PAIRS is 0 without SSE2 (the
-   kernel then runs its scalar loop alone and never calls the pair functions). */
+   of the line search's per-sample moments and of the log1p outer's derivatives at once, one per SSE2 lane, and
+   four rows' group sums and factor products in two registers.  Per lane the scalar loop's IEEE operations in its
+   order: the same bits.  CSREPRO_EXP_PAIRS is 0 without SSE2 (the kernel then runs its scalar loop alone and
+   never calls the SSE2 functions). */
 #ifndef CSREPRO_EXP_LOSSES_SIMD_H
 #define CSREPRO_EXP_LOSSES_SIMD_H
 
@@ -48,6 +49,60 @@ static inline void csrepro_log1p_pair(const double* s, const double* t, double s
     _mm_storel_pd(d + 1, e1); _mm_storeh_pd(d2 + 1, e1);
     _mm_storel_pd(d + 2, e2); _mm_storeh_pd(d2 + 2, e2);
 }
+/* _group_sums of four consecutive rows (row + k M, k = 0..3) in two SSE2 registers, rows 0-1 and 2-3, one
+   lane each, so that four chains of sums run at once: out[k nu + u] = sum of row k's terms order[starts[u]
+   .. starts[u + 1]], in that order; with ``moments``, s[4 k] and s[4 k + 1] the sums' total and first
+   moment sum_u out[k nu + u] (sign uniq[u] - off[k]) (``off`` NULL: offset 0). */
+static inline void csrepro_group_sums4(const double* row, Py_ssize_t M, const Py_ssize_t* order,
+                                       const Py_ssize_t* starts, Py_ssize_t nu, int moments, const double* uniq,
+                                       double sign, const double* off, double* out, double* s) {
+    const double *r0 = row, *r1 = row + M, *r2 = row + 2 * M, *r3 = row + 3 * M;
+    const __m128d zero = _mm_setzero_pd();
+    const __m128d oa = off == NULL ? zero : _mm_set_pd(off[1], off[0]);
+    const __m128d ob = off == NULL ? zero : _mm_set_pd(off[3], off[2]);
+    __m128d ta = zero, tb = zero, ma = zero, mb = zero, acca, accb, b;
+    Py_ssize_t u, k, j;
+    for (u = 0; u < nu; u++) {
+        acca = zero;
+        accb = zero;
+        for (k = starts[u]; k < starts[u + 1]; k++) {
+            j = order[k];
+            acca = _mm_add_pd(acca, _mm_set_pd(r1[j], r0[j]));
+            accb = _mm_add_pd(accb, _mm_set_pd(r3[j], r2[j]));
+        }
+        _mm_storel_pd(out + u, acca); _mm_storeh_pd(out + nu + u, acca);
+        _mm_storel_pd(out + 2 * nu + u, accb); _mm_storeh_pd(out + 3 * nu + u, accb);
+        if (moments) {
+            b = _mm_set1_pd(sign * uniq[u]);
+            ta = _mm_add_pd(ta, acca);
+            ma = _mm_add_pd(ma, _mm_mul_pd(acca, _mm_sub_pd(b, oa)));
+            tb = _mm_add_pd(tb, accb);
+            mb = _mm_add_pd(mb, _mm_mul_pd(accb, _mm_sub_pd(b, ob)));
+        }
+    }
+    if (moments) {
+        _mm_storel_pd(s, ta); _mm_storel_pd(s + 1, ma); _mm_storeh_pd(s + 4, ta); _mm_storeh_pd(s + 5, ma);
+        _mm_storel_pd(s + 8, tb); _mm_storel_pd(s + 9, mb); _mm_storeh_pd(s + 12, tb); _mm_storeh_pd(s + 13, mb);
+    }
+}
+/* _times_max of four consecutive rows (row + k M, k = 0..3) with factor rows f0..f3, two rows per SSE2 register:
+   term j of row k times fk[group[j]], rho[k] = the largest of ``floor`` and row k's terms (maxima in term order). */
+static inline void csrepro_times_max4(double* row, Py_ssize_t M, const double* f0, const double* f1, const double* f2,
+                                      const double* f3, const Py_ssize_t* group, double floor, double* rho) {
+    double *r0 = row, *r1 = row + M, *r2 = row + 2 * M, *r3 = row + 3 * M;
+    __m128d ma = _mm_set1_pd(floor), mb = ma, xa, xb;
+    Py_ssize_t j, g;
+    for (j = 0; j < M; j++) {
+        g = group[j];
+        xa = _mm_mul_pd(_mm_set_pd(r1[j], r0[j]), _mm_set_pd(f1[g], f0[g]));
+        xb = _mm_mul_pd(_mm_set_pd(r3[j], r2[j]), _mm_set_pd(f3[g], f2[g]));
+        _mm_storel_pd(r0 + j, xa); _mm_storeh_pd(r1 + j, xa);
+        _mm_storel_pd(r2 + j, xb); _mm_storeh_pd(r3 + j, xb);
+        ma = _mm_max_pd(ma, xa);  /* ma > xa ? ma : xa, as csrepro_max */
+        mb = _mm_max_pd(mb, xb);
+    }
+    _mm_storel_pd(rho, ma); _mm_storeh_pd(rho + 1, ma); _mm_storel_pd(rho + 2, mb); _mm_storeh_pd(rho + 3, mb);
+}
 #else
 #define CSREPRO_EXP_PAIRS 0
 static inline void csrepro_moments_pair(const double* A0, const double* A1, const double* X0, const double* X1,
@@ -59,6 +114,16 @@ static inline void csrepro_moments_pair(const double* A0, const double* A1, cons
 static inline void csrepro_log1p_pair(const double* s, const double* t, double sc0, double sc1, double* d,
                                       double* d2) {
     (void)s; (void)t; (void)sc0; (void)sc1; (void)d; (void)d2;
+}
+static inline void csrepro_group_sums4(const double* row, Py_ssize_t M, const Py_ssize_t* order,
+                                       const Py_ssize_t* starts, Py_ssize_t nu, int moments, const double* uniq,
+                                       double sign, const double* off, double* out, double* s) {
+    (void)row; (void)M; (void)order; (void)starts; (void)nu; (void)moments; (void)uniq; (void)sign; (void)off;
+    (void)out; (void)s;
+}
+static inline void csrepro_times_max4(double* row, Py_ssize_t M, const double* f0, const double* f1, const double* f2,
+                                      const double* f3, const Py_ssize_t* group, double floor, double* rho) {
+    (void)row; (void)M; (void)f0; (void)f1; (void)f2; (void)f3; (void)group; (void)floor; (void)rho;
 }
 #endif
 
