@@ -12,9 +12,8 @@ a convex function whose stationary point solves (VI.39).  Each candidate's alpha
 shrinks at every step (bisection when a Newton step leaves it); when C1 = C2 = c the closed form
 alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for c = 1), clipped.
 :func:`ada_losses` gives the same losses only where they can decide the best candidate (bounds elsewhere).
-The weights' per-round passes: :func:`class_totals` (the class channels and the class totals T+, T-) and
-:func:`normalised_product` (the update (VI.38) / (VI.45) after its exponentials, normalised), their sums NumPy's
-pairwise ones (``np.sum``'s bits).
+:func:`class_totals` gives a round's class channels and the class totals T+, T- in one pass, the totals NumPy's
+pairwise sums (``np.sum``'s bits).
 """
 
 from libc.math cimport INFINITY, NAN, exp, fabs, fmax, fmin, log, sqrt
@@ -289,34 +288,32 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
 
 
 cdef double _pairwise(const double* a, const Py_ssize_t* rows, Py_ssize_t n) noexcept nogil:
-    """The sum of a[0..n-1] (``rows``: of a[rows[0..n-1]]) in NumPy's pairwise order (``np.add.reduce`` of a contiguous
-    float64 array: below 8 terms one by one from 0.0; up to 128 eight running sums, combined in pairs, then the
-    rest; beyond, the two halves split at a multiple of 8), so its bits."""
+    """The sum of a[rows[0..n-1]] in NumPy's pairwise order (``np.add.reduce`` of a contiguous float64 array: below 8
+    terms one by one from 0.0; up to 128 eight running sums, combined in pairs, then the rest; beyond, the two
+    halves split at a multiple of 8), so its bits."""
     cdef double r[8]
     cdef double res = 0.0
     cdef Py_ssize_t i, j, n2
     if n < 8:
         for i in range(n):
-            res += a[rows[i]] if rows != NULL else a[i]
+            res += a[rows[i]]
         return res
     if n <= 128:
         for j in range(8):
-            r[j] = a[rows[j]] if rows != NULL else a[j]
+            r[j] = a[rows[j]]
         i = 8
         while i < n - n % 8:
             for j in range(8):
-                r[j] += a[rows[i + j]] if rows != NULL else a[i + j]
+                r[j] += a[rows[i + j]]
             i += 8
         res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
         while i < n:
-            res += a[rows[i]] if rows != NULL else a[i]
+            res += a[rows[i]]
             i += 1
         return res
     n2 = n // 2
     n2 -= n2 % 8
-    if rows != NULL:
-        return _pairwise(a, rows, n2) + _pairwise(a, rows + n2, n - n2)
-    return _pairwise(a, NULL, n2) + _pairwise(a + n2, NULL, n - n2)
+    return _pairwise(a, rows, n2) + _pairwise(a, rows + n2, n - n2)
 
 
 def class_totals(const double[::1] w, const double[::1] y, const Py_ssize_t[::1] pos, const Py_ssize_t[::1] neg,
@@ -336,27 +333,10 @@ def class_totals(const double[::1] w, const double[::1] y, const Py_ssize_t[::1]
             raise ValueError(f"row {neg[i]} of neg out of range for {n} rows")
     with nogil:
         for i in range(n):
-            p = 1.0 if y[i] > 0 else 0.0
+            p = <double>(y[i] > 0)  # 1.0 or 0.0 without a branch (the labels come in no order)
             out[i, 0] = w[i] * p
             out[i, 1] = w[i] * (1.0 - p)
         Tp = _pairwise(&w[0], &pos[0], pos.shape[0]) if pos.shape[0] else 0.0
         Tm = _pairwise(&w[0], &neg[0], neg.shape[0]) if neg.shape[0] else 0.0
     return Tp, Tm
 
-
-def normalised_product(const double[::1] w, const double[::1] e, double[::1] out):
-    """``out`` = v / v.sum() for v = ``w`` * ``e`` (NumPy's bits: its product, pairwise sum and division); returns
-    ``out``."""
-    cdef Py_ssize_t n = w.shape[0], i
-    cdef double total
-    if e.shape[0] != n or out.shape[0] != n:
-        raise ValueError(f"shape mismatch: w {n}, e {e.shape[0]}, out {out.shape[0]}")
-    if n == 0:
-        return np.asarray(out)
-    with nogil:
-        for i in range(n):
-            out[i] = w[i] * e[i]
-        total = _pairwise(&out[0], NULL, n)
-        for i in range(n):
-            out[i] = out[i] / total
-    return np.asarray(out)

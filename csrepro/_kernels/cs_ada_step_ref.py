@@ -125,9 +125,3 @@ def class_totals(w, y, pos, neg, out):
     np.multiply(w, ~is_pos, out=out[:, 1])
     return float(w[pos].sum()), float(w[neg].sum())
 
-
-def normalised_product(w, e, out):
-    """out = w e / sum(w e)."""
-    np.multiply(w, e, out=out)
-    out /= out.sum()
-    return out

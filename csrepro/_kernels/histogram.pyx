@@ -497,7 +497,7 @@ def class_channels(const double[::1] w, const double[::1] y, double[:, ::1] out)
         raise ValueError(f"shape mismatch: w {n}, y {y.shape[0]}, out {out.shape[0]}x{out.shape[1]}")
     with nogil:
         for i in range(n):
-            p = 1.0 if y[i] > 0 else 0.0
+            p = <double>(y[i] > 0)  # 1.0 or 0.0 without a branch (the labels come in no order)
             out[i, 0] = w[i] * p
             out[i, 1] = w[i] * (1.0 - p)
     return np.asarray(out)
@@ -737,3 +737,15 @@ def partition_rows(const column_t[::1] column, rows, Py_ssize_t threshold_bin, P
     if bad:
         raise ValueError(f"rows must lie in 0..{n - 1}")
     return nl
+
+
+def split_outputs(const column_t[::1] column, Py_ssize_t threshold_bin, double left, double right, double[::1] out):
+    """``out[i]`` = ``left`` where ``column[i] <= threshold_bin``, else ``right``: a stump's outputs on the training
+    rows from its feature's codes (copies of the two values, without a branch); returns ``out``."""
+    cdef Py_ssize_t n = column.shape[0], i
+    if out.shape[0] != n:
+        raise ValueError(f"shape mismatch: column {n}, out {out.shape[0]}")
+    with nogil:
+        for i in range(n):
+            out[i] = right if column[i] > threshold_bin else left
+    return np.asarray(out)

@@ -166,3 +166,9 @@ def partition_rows(column, rows, threshold_bin, out):
     left = column[rows] <= threshold_bin
     out[:] = np.concatenate([rows[left], rows[~left]])
     return int(left.sum())
+
+
+def split_outputs(column, threshold_bin, left, right, out):
+    """out: ``left`` where ``column <= threshold_bin``, else ``right``."""
+    out[:] = np.array([left, right])[(np.asarray(column) > threshold_bin).view(np.uint8)]
+    return out

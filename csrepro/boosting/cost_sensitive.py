@@ -112,7 +112,9 @@ class _ExponentialCS(_CostSensitive):
         return state
 
     def _update(self, state, g):
-        state.w = steps.normalised_exp_update(state.w, g, state.info["rates"])  # (VI.38) / (VI.45), sum 1
+        # (VI.38) / (VI.45)
+        state.w = steps.exp_weight_update(state.w, state.y, g, *self.costs_, rates=state.info["rates"])
+        state.w /= state.w.sum()
 
 
 class CSAdaBoostClassifier(_ExponentialCS):

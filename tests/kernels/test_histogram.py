@@ -524,3 +524,18 @@ def test_partition_rows_equals_reference(seed, n, dtype, subset):
     for bad in (n, -1):  # a row out of range, last or among valid ones
         with pytest.raises(ValueError, match="rows must lie"):
             histogram.partition_rows(column, np.array([0] * bool(n) + [bad]), b, np.empty(1 + bool(n), dtype=np.intp))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.sampled_from([np.uint8, np.uint16, np.int32]))
+def test_split_outputs_equals_reference(seed, n, dtype):
+    """A stump's two outputs by code <= b (zero signs and NaN kept), bit for bit; shapes checked."""
+    rng = np.random.default_rng(seed)
+    column = rng.integers(0, 6, n).astype(dtype)
+    b = int(rng.integers(-1, 7))
+    left, right = rng.choice([-0.0, 0.5, np.nan, -np.inf], 2)
+    got = histogram.split_outputs(column, b, left, right, np.empty(n))
+    want = histogram_ref.split_outputs(column, b, left, right, np.empty(n))
+    assert got.tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.split_outputs(column, b, left, right, np.empty(n + 1))
