@@ -743,9 +743,11 @@ def split_outputs(const column_t[::1] column, Py_ssize_t threshold_bin, double l
     """``out[i]`` = ``left`` where ``column[i] <= threshold_bin``, else ``right``: a stump's outputs on the training
     rows from its feature's codes (copies of the two values, without a branch); returns ``out``."""
     cdef Py_ssize_t n = column.shape[0], i
+    cdef double values[2]
     if out.shape[0] != n:
         raise ValueError(f"shape mismatch: column {n}, out {out.shape[0]}")
+    values[0], values[1] = left, right
     with nogil:
         for i in range(n):
-            out[i] = right if column[i] > threshold_bin else left
+            out[i] = values[<int>(column[i] > threshold_bin)]  # an indexed load: no branch on the codes
     return np.asarray(out)
