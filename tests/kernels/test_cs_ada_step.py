@@ -119,7 +119,8 @@ def test_bounded_losses_do_not_depend_on_lanes(seed, C1, C2, scale):
         np.testing.assert_array_equal(shifted[k:].view(np.int64), base.view(np.int64))
 
 
-@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 17, 127, 128, 129, 136, 255, 1000, 8191, 8192, 8193, 20001, 30162])
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 15, 16, 17, 127, 128, 129, 136, 255, 1000, 8191, 8192, 8193, 20001,
+                               30162])
 def test_class_totals_are_numpys(n):
     """The class channels and totals bit for bit as the reference and as NumPy's ``w[pos].sum()`` (pairwise sums at
     every block size); shapes checked."""
