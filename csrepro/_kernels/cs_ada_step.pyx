@@ -12,6 +12,8 @@ a convex function whose stationary point solves (VI.39).  Each candidate's alpha
 shrinks at every step (bisection when a Newton step leaves it); when C1 = C2 = c the closed form
 alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for c = 1), clipped.
 :func:`ada_losses` gives the same losses only where they can decide the best candidate (bounds elsewhere).
+:func:`class_totals` gives a round's class channels and the class totals T+, T- in one pass, the totals NumPy's
+pairwise sums (``np.sum``'s bits).
 """
 
 from libc.math cimport INFINITY, NAN, exp, fabs, fmax, fmin, log, sqrt
@@ -283,3 +285,58 @@ cdef int _bounded_losses(const double* b, const double* d, Py_ssize_t n, double 
             stage[j] = 0
             solved += 1
     return solved
+
+
+cdef double _pairwise(const double* a, const Py_ssize_t* rows, Py_ssize_t n) noexcept nogil:
+    """The sum of a[rows[0..n-1]] in NumPy's pairwise order (``np.add.reduce`` of a contiguous float64 array: below 8
+    terms one by one from 0.0; up to 128 eight running sums, combined in pairs, then the rest; beyond, the two
+    halves split at a multiple of 8), so its bits."""
+    cdef double r[8]
+    cdef double res = 0.0
+    cdef Py_ssize_t i, j, n2
+    if n < 8:
+        for i in range(n):
+            res += a[rows[i]]
+        return res
+    if n <= 128:
+        for j in range(8):
+            r[j] = a[rows[j]]
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                r[j] += a[rows[i + j]]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[rows[i]]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise(a, rows, n2) + _pairwise(a, rows + n2, n - n2)
+
+
+def class_totals(const double[::1] w, const double[::1] y, const Py_ssize_t[::1] pos, const Py_ssize_t[::1] neg,
+                 double[:, ::1] out):
+    """Fill ``out`` (n, 2) with the class channels of :func:`csrepro._kernels.histogram.class_channels` (w_i 1[y_i > 0],
+    w_i 1[y_i <= 0], the same bits) and return (T+, T-) = (``w[pos].sum()``, ``w[neg].sum()``), NumPy's bits
+    (``pos``, ``neg``: the rows of each class, in order)."""
+    cdef Py_ssize_t n = w.shape[0], i
+    cdef double p, Tp, Tm
+    if y.shape[0] != n or out.shape[0] != n or out.shape[1] != 2:
+        raise ValueError(f"shape mismatch: w {n}, y {y.shape[0]}, out {out.shape[0]}x{out.shape[1]}")
+    for i in range(pos.shape[0]):
+        if not 0 <= pos[i] < n:
+            raise ValueError(f"row {pos[i]} of pos out of range for {n} rows")
+    for i in range(neg.shape[0]):
+        if not 0 <= neg[i] < n:
+            raise ValueError(f"row {neg[i]} of neg out of range for {n} rows")
+    with nogil:
+        for i in range(n):
+            p = <double>(y[i] > 0)  # 1.0 or 0.0 without a branch (the labels come in no order)
+            out[i, 0] = w[i] * p
+            out[i, 1] = w[i] * (1.0 - p)
+        Tp = _pairwise(&w[0], &pos[0], pos.shape[0]) if pos.shape[0] else 0.0
+        Tm = _pairwise(&w[0], &neg[0], neg.shape[0]) if neg.shape[0] else 0.0
+    return Tp, Tm
+

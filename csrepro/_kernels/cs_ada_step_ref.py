@@ -116,3 +116,12 @@ def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
     solve(refined & ~exact & ((lo <= best + slack * T) | (hi >= x)))
     loss[rest] = lo
     return int(exact.sum())
+
+
+def class_totals(w, y, pos, neg, out):
+    """out (n, 2): w 1[y > 0], w 1[y <= 0]; returns (w[pos].sum(), w[neg].sum())."""
+    is_pos = np.asarray(y) > 0
+    np.multiply(w, is_pos, out=out[:, 0])
+    np.multiply(w, ~is_pos, out=out[:, 1])
+    return float(w[pos].sum()), float(w[neg].sum())
+

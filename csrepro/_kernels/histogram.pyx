@@ -13,10 +13,12 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
   sparsely -- only the rows outside their most frequent bin, which gets the node total less the other bins
   (LightGBM's trick; uniform binnings, :class:`csrepro.weak.binning.SparseLayout`).
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
-* :func:`class_channels` and :func:`with_counts` (a booster's class channels; a tree's channels and a count).
+* :func:`class_channels`, :func:`logit_channels` and :func:`with_counts` (a booster's class channels, LogitBoost's
+  least-squares channels; a tree's channels and a count).
 * :func:`node_scan` (a node's split candidates: left / right sums from its histogram), :func:`error_sums` (their
-  labelled splits' error sums), :func:`weighted_errors` (AdaBoost's scores of them) and :func:`best_score` (the
-  first score within a tolerance of the least), the stumps' and trees' split search.
+  labelled splits' error sums), :func:`weighted_errors` (AdaBoost's scores of them), :func:`least_squares_losses`
+  (LogitBoost's) and :func:`best_score` (the first score within a tolerance of the least), the stumps' and trees'
+  split search.
 
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
@@ -495,9 +497,39 @@ def class_channels(const double[::1] w, const double[::1] y, double[:, ::1] out)
         raise ValueError(f"shape mismatch: w {n}, y {y.shape[0]}, out {out.shape[0]}x{out.shape[1]}")
     with nogil:
         for i in range(n):
-            p = 1.0 if y[i] > 0 else 0.0
+            p = <double>(y[i] > 0)  # 1.0 or 0.0 without a branch (the labels come in no order)
             out[i, 0] = w[i] * p
             out[i, 1] = w[i] * (1.0 - p)
+    return np.asarray(out)
+
+
+def logit_channels(const double[::1] t, const double[::1] y, sw, double floor, double z_max, double[:, ::1] out):
+    """Fill ``out`` (n, 2) with LogitBoost's weighted least-squares channels (w_i, w_i z_i) from t = tanh(F) (NumPy's
+    ``np.tanh``): p = 0.5 (1 + t), w = max(p (1 - p), ``floor``), z = clip((0.5 (y + 1) - p) / w, -``z_max``,
+    ``z_max``), then w times ``sw`` (the sample weights, (n,); None: none) -- NumPy's operations in its order, so its
+    bits for finite t, y.  Returns ``out``."""
+    cdef Py_ssize_t n = t.shape[0], i
+    cdef const double[::1] s = None if sw is None else np.ascontiguousarray(sw, dtype=np.float64)
+    cdef double p, w, z
+    cdef bint weighted = s is not None
+    if y.shape[0] != n or out.shape[0] != n or out.shape[1] != 2 or (weighted and s.shape[0] != n):
+        raise ValueError(f"shape mismatch: t {n}, y {y.shape[0]}, sw {None if sw is None else s.shape[0]}, out "
+                         f"{out.shape[0]}x{out.shape[1]}")
+    with nogil:
+        for i in range(n):
+            p = 0.5 * (1.0 + t[i])
+            w = p * (1.0 - p)
+            if not w >= floor:  # np.maximum: the floor where w is below it (NaN stays NaN)
+                w = w if w != w else floor
+            z = (0.5 * (y[i] + 1.0) - p) / w
+            if z < -z_max:  # np.clip, z_max > 0
+                z = -z_max
+            elif z > z_max:
+                z = z_max
+            if weighted:
+                w = w * s[i]
+            out[i, 0] = w
+            out[i, 1] = w * z
     return np.asarray(out)
 
 
@@ -563,6 +595,31 @@ def weighted_errors(const double[::1] pos_left, const double[::1] pos_right, con
             else:
                 scores[2 * c] = scores[2 * c + 1] = INFINITY
     return best_score(scores, rtol)
+
+
+def least_squares_losses(const double[::1] w_left, const double[::1] wz_left, const double[::1] w_right,
+                         const double[::1] wz_right, const unsigned char[::1] valid, double ridge, double[::1] out):
+    """The losses of a node's C candidates under :class:`csrepro.weak.criteria.LeastSquares` (``cell_losses``):
+    loss(L) + loss(R), loss(S) = -S_1 v, v = S_1 / (S_0 + ``ridge``) (0 where S_0 + ``ridge`` is not > 0), from
+    the sums (S_0, S_1) = (sum w, sum w z) left and right; inf where ``valid`` is 0; into ``out`` (C,), NumPy's
+    bits."""
+    cdef Py_ssize_t C = w_left.shape[0], c
+    cdef double den, vl, vr
+    if wz_left.shape[0] != C or w_right.shape[0] != C or wz_right.shape[0] != C or valid.shape[0] != C \
+            or out.shape[0] != C:
+        raise ValueError(f"shape mismatch: sums {C}, {wz_left.shape[0]}, {w_right.shape[0]}, {wz_right.shape[0]}; "
+                         f"valid {valid.shape[0]}, out {out.shape[0]}")
+    with nogil:
+        for c in range(C):
+            if valid[c]:
+                den = w_left[c] + ridge
+                vl = wz_left[c] / den if den > 0 else 0.0
+                den = w_right[c] + ridge
+                vr = wz_right[c] / den if den > 0 else 0.0
+                out[c] = -wz_left[c] * vl + -wz_right[c] * vr
+            else:
+                out[c] = INFINITY
+    return np.asarray(out)
 
 
 def best_score(const double[::1] scores, double rtol):
@@ -680,3 +737,17 @@ def partition_rows(const column_t[::1] column, rows, Py_ssize_t threshold_bin, P
     if bad:
         raise ValueError(f"rows must lie in 0..{n - 1}")
     return nl
+
+
+def split_outputs(const column_t[::1] column, Py_ssize_t threshold_bin, double left, double right, double[::1] out):
+    """``out[i]`` = ``left`` where ``column[i] <= threshold_bin``, else ``right``: a stump's outputs on the training
+    rows from its feature's codes (copies of the two values, without a branch); returns ``out``."""
+    cdef Py_ssize_t n = column.shape[0], i
+    cdef double values[2]
+    if out.shape[0] != n:
+        raise ValueError(f"shape mismatch: column {n}, out {out.shape[0]}")
+    values[0], values[1] = left, right
+    with nogil:
+        for i in range(n):
+            out[i] = values[<int>(column[i] > threshold_bin)]  # an indexed load: no branch on the codes
+    return np.asarray(out)

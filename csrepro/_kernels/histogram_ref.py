@@ -92,6 +92,18 @@ def class_channels(w, y, out):
     return out
 
 
+def logit_channels(t, y, sw, floor, z_max, out):
+    """out (n, 2): (w, w z) with p = (1 + t) / 2, w = max(p (1 - p), floor) (times ``sw`` unless None),
+    z = clip(((y + 1) / 2 - p) / w, -z_max, z_max)."""
+    p = 0.5 * (1.0 + t)
+    w = np.maximum(p * (1.0 - p), floor)
+    z = np.clip((0.5 * (y + 1.0) - p) / w, -z_max, z_max)
+    if sw is not None:
+        w = w * sw
+    out[:, 0], out[:, 1] = w, w * z
+    return out
+
+
 def with_counts(channels, out):
     """out (n, k + 1): the channels, then ones."""
     out[:, :-1], out[:, -1] = channels, 1.0
@@ -112,6 +124,16 @@ def weighted_errors(pos_left, pos_right, neg_left, neg_right, valid, b0, d0, rto
     error_sums(pos_left, pos_right, neg_left, neg_right, b0, d0, b, d)
     scores[:] = np.where(np.repeat(np.asarray(valid, dtype=bool), 2), d + b, np.inf)
     return best_score(scores, rtol)
+
+
+def least_squares_losses(w_left, wz_left, w_right, wz_right, valid, ridge, out):
+    """out (C,): -wz_l v_l - wz_r v_r, v = wz / (w + ridge) (0 where that is not > 0), inf where ``valid`` is 0."""
+    def loss(w, wz):
+        den = w + ridge
+        return -wz * np.divide(wz, den, out=np.zeros(len(den)), where=den > 0)
+
+    out[:] = np.where(np.asarray(valid, dtype=bool), loss(w_left, wz_left) + loss(w_right, wz_right), np.inf)
+    return out
 
 
 def best_score(scores, rtol):
@@ -144,3 +166,9 @@ def partition_rows(column, rows, threshold_bin, out):
     left = column[rows] <= threshold_bin
     out[:] = np.concatenate([rows[left], rows[~left]])
     return int(left.sum())
+
+
+def split_outputs(column, threshold_bin, left, right, out):
+    """out: ``left`` where ``column <= threshold_bin``, else ``right``."""
+    out[:] = np.array([left, right])[(np.asarray(column) > threshold_bin).view(np.uint8)]
+    return out

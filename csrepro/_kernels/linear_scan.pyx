@@ -6,6 +6,7 @@ weighted least-squares fit (Friedman et al. 2000) of the targets t_i = -sign(w_i
 weights |w_i|.  For that fit the directional derivative (27) is sum_i w_i g(x_i) =
 -(cov_j^2 / var_j + T^2 / U), so the feature minimising (30) maximises cov_j^2 / var_j.
 The per-feature sums are the C of include/linear_scan_simd.h (in registers, a block of features at a time).
+:func:`column_sums` gives the channel totals of the least-squares line learner (:mod:`csrepro.weak.lines`).
 """
 
 from libc.math cimport fabs
@@ -50,3 +51,26 @@ def wls_scan(const double[:, ::1] X, const double[::1] w):
     if best < 0:
         return -1, 0.0, 0.0, 0.0
     return best, a, b, -(best_gain + T * T / U)
+
+
+def column_sums(const double[:, ::1] a, double[::1] out):
+    """``out[c]`` = the sum of column c of ``a`` (n, k), added row by row from row 0: NumPy's ``a.sum(axis=0)`` bit for
+    bit when k >= 2 (for one column NumPy sums pairwise); returns ``out``."""
+    cdef Py_ssize_t n = a.shape[0], k = a.shape[1], i, c
+    if out.shape[0] != k:
+        raise ValueError(f"shape mismatch: a {n}x{k}, out {out.shape[0]}")
+    if n == 0:
+        out[:] = 0.0
+        return np.asarray(out)
+    with nogil:
+        for c in range(k):
+            out[c] = a[0, c]
+        if k == 2:  # the line learner's (w, w z): no inner loop
+            for i in range(1, n):
+                out[0] += a[i, 0]
+                out[1] += a[i, 1]
+        else:
+            for i in range(1, n):
+                for c in range(k):
+                    out[c] += a[i, c]
+    return np.asarray(out)

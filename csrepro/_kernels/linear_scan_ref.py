@@ -20,3 +20,9 @@ def wls_scan(X, w):
     a = cov[j] / var[j] if gain[j] > 0 else 0.0
     b = (T - a * ux[j]) / U
     return j, float(a), float(b), float(-(gain[j] + T * T / U))
+
+
+def column_sums(a, out):
+    """out (k,): each column's sum, row by row (NumPy's ``a.sum(axis=0)`` for k >= 2)."""
+    out[:] = np.cumsum(a, axis=0)[-1] if len(a) else 0.0
+    return out

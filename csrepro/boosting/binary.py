@@ -28,9 +28,9 @@ from csrepro.weak.criteria import (
     LeastSquares,
     class_channels,
     error_criterion,
+    logit_channels,
     posterior_cells,
     weighted_error,
-    wls_channels,
 )
 from csrepro.weak.histograms import HistogramLearner
 from csrepro.weak.lines import LineLearner
@@ -357,6 +357,10 @@ class RealBoostClassifier(_BinaryBoost):
         state.w /= state.w.sum()
 
 
+#: LogitBoost's criterion (no ridge)
+_LEAST_SQUARES = LeastSquares()
+
+
 class LogitBoostClassifier(_BinaryBoost):
     """LogitBoost, two classes (Friedman, Hastie & Tibshirani 2000, Algorithm 3; thesis Sec. VI.C.3).
 
@@ -381,11 +385,9 @@ class LogitBoostClassifier(_BinaryBoost):
         self.z_max = z_max
 
     def _objective(self, state):
-        p = logistic_inverse_link(state.F)
-        w = np.maximum(p * (1.0 - p), self.W_FLOOR)
-        z = np.clip((0.5 * (state.y + 1.0) - p) / w, -self.z_max, self.z_max)
-        state.w = state.weighted(w)
-        return wls_channels(state.w, z), LeastSquares()
+        channels = logit_channels(state.F, state.y, state.sw, self.W_FLOOR, self.z_max)
+        state.w = channels[:, 0]
+        return channels, _LEAST_SQUARES
 
     def _coefficient(self, state, h, hx):
         return 0.5

@@ -152,13 +152,12 @@ class CSAdaBoostClassifier(_ExponentialCS):
         return steps.ada_steps(b, d, Tp, Tm, *self.costs_, alpha_min=amin)
 
     def _objective(self, state):
-        Tp, Tm = (float(state.w.take(rows).sum()) for rows in state.info["rows"])  # w[pos]: the same array, faster
+        channels, Tp, Tm = steps.class_totals(state.w, state.y, state.info["rows"])
         losses = steps.ada_loss_function(Tp, Tm, *self.costs_, signed=not self.nonnegative_alpha)
-        return class_channels(state.w, state.y), error_criterion(losses)
+        return channels, error_criterion(losses)
 
     def _coefficient(self, state, h, hx):
-        pos_sums = h.cell_sums[h.values > 0].sum(axis=0)
-        neg_sums = h.cell_sums[h.values < 0].sum(axis=0)
+        pos_sums, neg_sums = _labelled_sums(h)
         Tp, Tm = pos_sums[0] + neg_sums[0], pos_sums[1] + neg_sums[1]
         b, d = neg_sums[0], pos_sums[1]  # (VI.41): misclassified positives / negatives
         floor = self.ERR_FLOOR
@@ -172,6 +171,18 @@ class CSAdaBoostClassifier(_ExponentialCS):
         if not loss[0] < Tp + Tm:  # (VI.42) at alpha = 0 is T+ + T-: no descent left
             return None
         return float(alpha[0])
+
+
+def _labelled_sums(h) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The channel sums of the cells of ``h`` (``cell_sums``, ``values``) mapped to +1 and to -1: NumPy's
+    ``h.cell_sums[h.values > 0].sum(axis=0)`` and ``[h.values < 0]`` (row by row from the first such cell; (0.0, 0.0)
+    for none), its bits, in Python floats."""
+    sums = {}
+    for S, v in zip(h.cell_sums.tolist(), h.values.tolist()):
+        if v > 0 or v < 0:
+            a = sums.get(v > 0)
+            sums[v > 0] = S if a is None else [a[0] + S[0], a[1] + S[1]]
+    return tuple(sums.get(True, (0.0, 0.0))), tuple(sums.get(False, (0.0, 0.0)))
 
 
 def _cs_real_output(C1, C2):

@@ -7,7 +7,8 @@ Everything here is vectorised over candidate weak learners or samples; the boost
 - CS-AdaBoost (Alg. 4): :func:`ada_steps` solves (VI.39) for many candidates at once and returns
   their losses (VI.42); :func:`ada_losses` gives the same losses wherever they can decide which
   candidate is best, solving only those (:func:`ada_loss_function`: as a function of (b, d));
-  :func:`exp_weight_update` is (VI.38) (and (VI.45) for CS-RealBoost).
+  :func:`exp_weight_update` is (VI.38) (and (VI.45) for CS-RealBoost), :func:`class_totals` a round's class
+  channels and totals T+, T-.
 - CS-RealBoost (Alg. 5): :func:`real_outputs` is the posterior-to-output map (VI.46) on
   (regularised) weighted class masses, :func:`real_criterion` the selection criterion (VI.44).
 - CS-LogitBoost (Alg. 6): :func:`asymmetric_inverse_link` is p_c of (VI.34), :func:`asymmetric_link`
@@ -144,6 +145,17 @@ def exp_weight_update(w, ys, G, C1, C2, rates=None) -> np.ndarray:
     """(VI.38)/(VI.45): w e^{-C1 G(x)} on positives, w e^{C2 G(x)} on negatives, for the step G = alpha g or G^real;
     ``rates``: :func:`exp_rates` (ys, C1, C2) when already made (a fit makes it once)."""
     return np.asarray(w) * np.exp((exp_rates(ys, C1, C2) if rates is None else rates) * np.asarray(G))
+
+
+def class_totals(w, ys, rows) -> tuple[np.ndarray, float, float]:
+    """(class channels of ``w`` and labels ``ys``, T+, T-): ``csrepro.weak.criteria.class_channels`` (w, ys) and the
+    sums of w over ``rows`` = (positive rows, negative rows) as ``w[rows].sum()``, in one kernel call (the same
+    bits)."""
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    ys = np.ascontiguousarray(ys, dtype=np.float64)
+    channels = np.empty((len(w), 2))
+    Tp, Tm = KERNELS[backend.current()].class_totals(w, ys, *rows, channels)
+    return channels, Tp, Tm
 
 
 def real_outputs(Wp, Wm, C1, C2, eps=0.0) -> np.ndarray:

@@ -33,7 +33,7 @@ from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS
 
 __all__ = ["Cells", "Criterion", "Discrete", "Gini", "LeastCost", "LeastSquares", "SignRegression", "class_channels",
-           "error_criterion", "label_channels", "posterior_cells", "weighted_error", "wls_channels"]
+           "error_criterion", "label_channels", "logit_channels", "posterior_cells", "weighted_error", "wls_channels"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,16 @@ def class_channels(w: np.ndarray, y: np.ndarray) -> np.ndarray:
 def wls_channels(w: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Channels (w_i, w_i z_i), shape (n, 2), of a weighted least-squares fit of responses z."""
     return np.ascontiguousarray(np.column_stack([w, w * z]))
+
+
+def logit_channels(F: np.ndarray, y: np.ndarray, sw: np.ndarray | None, floor: float, z_max: float) -> np.ndarray:
+    """LogitBoost's :func:`wls_channels` (w, z) at scores F, labels y in {-1, +1}, in one pass (the backend's
+    ``logit_channels`` after NumPy's tanh, NumPy's bits): p = (1 + tanh F) / 2 (FHT 2000), v = max(p (1 - p),
+    ``floor``), z = clip(((y + 1) / 2 - p) / v, -``z_max``, ``z_max``) and w = v times the sample weights ``sw``
+    (None: none)."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    return KERNELS[backend.current()].logit_channels(np.tanh(np.asarray(F, dtype=np.float64)), y, sw, float(floor),
+                                                     float(z_max), np.empty((len(y), 2)))
 
 
 def posterior_cells(output, loss, channels: np.ndarray, smoothing: float = 1.0) -> Cells:

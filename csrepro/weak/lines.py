@@ -22,7 +22,7 @@ from csrepro._kernels import linear_scan, linear_scan_ref
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import LeastSquares, SignRegression
 
-KERNELS = {"cython": linear_scan, "numpy": linear_scan_ref}  # the sign regression's scan, by data.backend
+KERNELS = {"cython": linear_scan, "numpy": linear_scan_ref}  # the sign regression's scan, the sums, by data.backend
 
 CONST_TOL = 1e-12  # relative weighted variance below which a feature counts as constant
 
@@ -58,7 +58,7 @@ class LineLearner:
         if "X2" not in data.cache:
             data.cache["X2"] = data.X * data.X
         X, X2 = data.X, data.cache["X2"]
-        W, Z = channels.sum(axis=0)
+        W, Z = KERNELS[data.backend].column_sums(np.ascontiguousarray(channels, dtype=np.float64), np.empty(2))
         if not W > 0:
             return None
         sx, sxz = (X.T @ channels).T

@@ -47,7 +47,10 @@ class StumpLearner:
         h, b = self._fit(data, channels, criterion)
         if h is None:
             return None, None
-        return h, h.values[(data.column(h.feature) > b).view(np.uint8)]
+        column = data.column(h.feature)
+        if h.values.ndim == 1:  # two outputs: in one pass (the kernel's split_outputs)
+            return h, data.kernel.split_outputs(column, b, h.values[0], h.values[1], np.empty(len(column)))
+        return h, h.values[(column > b).view(np.uint8)]
 
     def _fit(self, data, channels, criterion):
         """(the stump, its bin: "code <= bin" goes left), or (None, None)."""

@@ -357,6 +357,47 @@ def test_class_channels_and_with_counts_equal_reference(seed, n, k):
 
 
 @settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 40), st.booleans(), st.sampled_from([0.5, 4.0]))
+def test_logit_channels_equals_reference(seed, n, weighted, z_max):
+    """LogitBoost's channels from tanh(F) (saturated, floored and clipped rows; sample weights or none), bit for bit
+    (zero signs too); shapes checked."""
+    rng = np.random.default_rng(seed)
+    t = np.tanh(rng.choice([0.0, 1.0, 20.0, -20.0], n) * rng.normal(size=n))
+    y = rng.choice([1.0, -1.0], n)
+    sw = rng.choice([0.0, 0.5, 3.0], n) if weighted else None
+    floor = 2 * np.finfo(float).eps
+    got = histogram.logit_channels(t, y, sw, floor, z_max, np.full((n, 2), np.nan))
+    want = histogram_ref.logit_channels(t, y, sw, floor, z_max, np.full((n, 2), np.nan))
+    assert got.tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.logit_channels(t, y, sw, floor, z_max, np.empty((n + 1, 2)))
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.logit_channels(t, y, np.ones(n + 1), floor, z_max, np.empty((n, 2)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.sampled_from([0.0, 0.5]))
+def test_least_squares_losses_equals_reference(seed, C, ridge):
+    """The candidates' least-squares losses (empty sides, zero sums, invalid splits), bit for bit as the reference
+    and as LeastSquares' own loss; shapes checked."""
+    from csrepro.weak.criteria import LeastSquares
+
+    rng = np.random.default_rng(seed)
+    w = [rng.random(C) * rng.choice([0.0, 1e-300, 1.0], C) for _ in range(2)]
+    wz = [rng.normal(size=C) * rng.choice([0.0, 1.0, 1e3], C) for _ in range(2)]
+    valid = (rng.random(C) < 0.8).astype(np.uint8)
+    got = histogram.least_squares_losses(w[0], wz[0], w[1], wz[1], valid, ridge, np.full(C, np.nan))
+    crit, L, R = LeastSquares(ridge), np.column_stack([w[0], wz[0]]), np.column_stack([w[1], wz[1]])
+    with np.errstate(over="ignore"):  # wz^2 / w beyond the double range (w = 1e-300): inf on every side
+        want = histogram_ref.least_squares_losses(w[0], wz[0], w[1], wz[1], valid, ridge, np.full(C, np.nan))
+        own = np.where(valid.astype(bool), crit.loss(L, crit.value(L)) + crit.loss(R, crit.value(R)), np.inf)
+    assert got.tobytes() == want.tobytes()
+    assert got.tobytes() == own.tobytes()
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.least_squares_losses(w[0], wz[0], w[1], wz[1], valid, ridge, np.empty(C + 1))
+
+
+@settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 20), st.booleans())
 def test_error_sums_equals_reference(seed, C, root):
     """The interleaved error sums plus the base (a root's 0.0 leaves each sum's bits), bit for bit; shapes checked."""
@@ -484,3 +525,18 @@ def test_partition_rows_equals_reference(seed, n, dtype, subset):
     for bad in (n, -1):  # a row out of range, last or among valid ones
         with pytest.raises(ValueError, match="rows must lie"):
             histogram.partition_rows(column, np.array([0] * bool(n) + [bad]), b, np.empty(1 + bool(n), dtype=np.intp))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.sampled_from([np.uint8, np.uint16, np.int32]))
+def test_split_outputs_equals_reference(seed, n, dtype):
+    """A stump's two outputs by code <= b (zero signs and NaN kept), bit for bit; shapes checked."""
+    rng = np.random.default_rng(seed)
+    column = rng.integers(0, 6, n).astype(dtype)
+    b = int(rng.integers(-1, 7))
+    left, right = rng.choice([-0.0, 0.5, np.nan, -np.inf], 2)
+    got = histogram.split_outputs(column, b, left, right, np.empty(n))
+    want = histogram_ref.split_outputs(column, b, left, right, np.empty(n))
+    assert got.tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="shape mismatch"):
+        histogram.split_outputs(column, b, left, right, np.empty(n + 1))

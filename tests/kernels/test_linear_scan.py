@@ -84,3 +84,16 @@ def test_scan_sums_are_the_sample_order_bits(d):
 def test_scan_refuses_mismatched_weights():
     with pytest.raises(ValueError, match="one weight per sample"):
         linear_scan.wls_scan(np.ones((5, 2)), np.ones(4))
+
+
+@pytest.mark.parametrize("n, k", [(0, 2), (1, 2), (5, 2), (1000, 2), (97, 3), (64, 7)])
+def test_column_sums_are_numpys(n, k):
+    """Row-by-row column sums: the reference's bits and NumPy's ``sum(axis=0)`` (k >= 2), zero signs too; shapes
+    checked."""
+    rng = np.random.default_rng(n + k)
+    a = rng.normal(size=(n, k)) * rng.choice([0.0, -0.0, 1e-3, 1.0, 1e8], (n, k))
+    got = linear_scan.column_sums(a, np.full(k, np.nan))
+    assert got.tobytes() == linear_scan_ref.column_sums(a, np.full(k, np.nan)).tobytes()
+    assert got.tobytes() == a.sum(axis=0).tobytes()
+    with pytest.raises(ValueError, match="shape mismatch"):
+        linear_scan.column_sums(a, np.empty(k + 1))

@@ -68,53 +68,77 @@ static inline __m128d csr2_normal(__m128d v, __m128d tiny, __m128d huge) {
     return _mm_and_pd(_mm_cmpge_pd(v, tiny), _mm_cmple_pd(v, huge));
 }
 
-/* NAME(k, b, d, n, loss, upper, stage, st): csrepro_ada_cheap for the candidates j < n - n % W, W per register of
-   type V (operations SET1 ... MASK, P the prefix of the lane operations above; ATTR: more function attributes);
-   stage[j] = 1 where bounded, 0 where flat.  Each lane keeps its first least / largest; merged by index. */
+/* NAME(k, b, d, n, loss, upper, stage, st): csrepro_ada_cheap for the candidates j < n - n % (2 W), W per register
+   of type V (operations SET1 ... UNPACKHI, P the prefix of the lane operations above; ATTR: more function
+   attributes); stage[j] = 1 where bounded, 0 where flat.  Each step takes 2 W candidates as two registers, the even
+   and the odd ones (UNPACKLO / UNPACKHI: a scan's two labellings of its splits; one is flat wherever the other
+   is not, so a register of one labelling is often flat in every lane), and skips the bounds of a register flat in
+   every lane.  Each lane keeps its first least / largest (its candidates come in increasing order); merged by
+   index.  NAME##_vec: one register, b, d at the lanes' indices idx; returns the losses (bounds), the upper bounds
+   into *up, the flat lanes' mask into *fl. */
 #define CSREPRO_ADA_BOUNDS(NAME, ATTR, P, V, W, SET1, LOAD, STORE, ADD, SUB, MUL, DIV, SQRT, MAX, AND, XOR, LT, LE, \
-                           GE, GT, MASK)                                                                            \
-static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const double* b, const double* d,            \
-                                             Py_ssize_t n, double* loss, double* upper, unsigned char* stage,     \
-                                             csrepro_ada_best* st) {                                             \
+                           GE, GT, MASK, UNPACKLO, UNPACKHI)                                                        \
+static inline __attribute__((ATTR)) V NAME##_vec(const csrepro_ada_k* k, V bj, V dj, V idx, V* up, V* fl, V* topv, \
+                                                 V* minv, V* mini, V* maxv, V* maxi) {                            \
     const V Tp = SET1(k->Tp), Tm = SET1(k->Tm), C1 = SET1(k->C1), C2 = SET1(k->C2), T = SET1(k->T);              \
     const V cm = SET1(k->cm), q = SET1(k->q), h = SET1(k->h), Mh = SET1(k->Mh), q2 = SET1(k->q2);               \
     const V M2 = SET1(k->M2), flat = SET1(k->flat), two = SET1(2.0), mtwo = SET1(-2.0), mhalf = SET1(-0.5);     \
     const V one = SET1(1.0), zero = SET1(0.0), ln2 = SET1(M_LN2), neg = SET1(-0.0), inf = SET1(INFINITY);       \
-    const V ninf = SET1(-INFINITY), step = SET1((double)W), tiny = SET1(0x1p-1021), huge = SET1(0x1p1021);       \
-    V minv = inf, maxv = ninf, topv = ninf, mini = SET1(-1.0), maxi = SET1(-1.0), idx, bj, dj, s, fl, x, y, lo, hi; \
-    V ex, mask, c, z;                                                                                            \
-    double lane[W], at[W], val[W];                                                                               \
-    Py_ssize_t j, e = n - n % W;                                                                                 \
+    const V ninf = SET1(-INFINITY), tiny = SET1(0x1p-1021), huge = SET1(0x1p1021);                               \
+    V s, f, x, y, lo, hi, ex, mask, c, z;                                                                        \
+    s = ADD(MUL(C1, SUB(MUL(two, bj), Tp)), MUL(C2, SUB(MUL(two, dj), Tm)));                                     \
+    f = *fl = GE(s, flat);                                                                                       \
+    ex = ADD(ADD(ADD(SUB(Tp, bj), bj), SUB(Tm, dj)), dj);                                                        \
+    if (MASK(f) == (1 << W) - 1) {                                                                               \
+        *topv = P##_fmax(*topv, ex);                                                                             \
+        *up = ex;                                                                                                \
+        return ex;                                                                                               \
+    }                                                                                                            \
+    z = MUL(XOR(s, neg), cm);                                                                                    \
+    y = DIV(z, q);                                                                                               \
+    mask = AND(AND(P##_normal(y, tiny, huge), P##_normal(z, tiny, huge)), LE(AND(s, P##_abs()), huge));         \
+    x = MASK(mask) == (1 << W) - 1 ? ADD(y, y) : DIV(MUL(MUL(mtwo, s), cm), q);                                  \
+    lo = MUL(two, ADD(SQRT(MAX(MUL(SUB(Tp, bj), bj), zero)), SQRT(MAX(MUL(SUB(Tm, dj), dj), zero))));            \
+    c = SUB(T, DIV(MUL(MUL(s, s), ADD(ADD(one, x), MUL(x, x))), q2));                                            \
+    lo = P##_sel(LE(x, ln2), P##_fmax(lo, c), lo);                                                               \
+    hi = SUB(T, P##_sel(LE(XOR(s, neg), Mh), DIV(MUL(s, s), M2), MUL(MUL(mhalf, s), h)));                        \
+    c = SUB(T, MUL(DIV(MUL(s, s), q2), SUB(SUB(one, y), MUL(y, y))));                                            \
+    hi = P##_sel(LE(y, one), P##_fmin(hi, c), hi);                                                               \
+    *up = hi;                                                                                                    \
+    *topv = P##_fmax(*topv, P##_sel(f, ex, ninf));                                                               \
+    mask = LT(P##_sel(f, inf, lo), *minv);                                                                       \
+    *minv = P##_sel(mask, lo, *minv);                                                                            \
+    *mini = P##_sel(mask, idx, *mini);                                                                           \
+    mask = GT(P##_sel(f, ninf, hi), *maxv);                                                                      \
+    *maxv = P##_sel(mask, hi, *maxv);                                                                            \
+    *maxi = P##_sel(mask, idx, *maxi);                                                                           \
+    return P##_sel(f, ex, lo);                                                                                   \
+}                                                                                                                \
+static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const double* b, const double* d,            \
+                                             Py_ssize_t n, double* loss, double* upper, unsigned char* stage,     \
+                                             csrepro_ada_best* st) {                                             \
+    const V step = SET1(2.0 * W);                                                                                \
+    V minv = SET1(INFINITY), maxv = SET1(-INFINITY), topv = SET1(-INFINITY), mini = SET1(-1.0), maxi = mini;     \
+    V ie, io, b0, b1, d0, d1, re, ro, ue, uo, fe, fo;                                                            \
+    double lane[2 * W], at[W], val[W];                                                                           \
+    Py_ssize_t j, e = n - n % (2 * W);                                                                           \
     int i, bits;                                                                                                 \
-    for (i = 0; i < W; i++) lane[i] = (double)i;                                                                 \
-    idx = LOAD(lane);                                                                                            \
-    for (j = 0; j < e; j += W, idx = ADD(idx, step)) {                                                           \
-        bj = LOAD(b + j);                                                                                        \
-        dj = LOAD(d + j);                                                                                        \
-        s = ADD(MUL(C1, SUB(MUL(two, bj), Tp)), MUL(C2, SUB(MUL(two, dj), Tm)));                                 \
-        fl = GE(s, flat);                                                                                        \
-        ex = ADD(ADD(ADD(SUB(Tp, bj), bj), SUB(Tm, dj)), dj);                                                    \
-        z = MUL(XOR(s, neg), cm);                                                                                \
-        y = DIV(z, q);                                                                                           \
-        mask = AND(AND(P##_normal(y, tiny, huge), P##_normal(z, tiny, huge)), LE(AND(s, P##_abs()), huge));     \
-        x = MASK(mask) == (1 << W) - 1 ? ADD(y, y) : DIV(MUL(MUL(mtwo, s), cm), q);                              \
-        lo = MUL(two, ADD(SQRT(MAX(MUL(SUB(Tp, bj), bj), zero)), SQRT(MAX(MUL(SUB(Tm, dj), dj), zero))));        \
-        c = SUB(T, DIV(MUL(MUL(s, s), ADD(ADD(one, x), MUL(x, x))), q2));                                        \
-        lo = P##_sel(LE(x, ln2), P##_fmax(lo, c), lo);                                                           \
-        hi = SUB(T, P##_sel(LE(XOR(s, neg), Mh), DIV(MUL(s, s), M2), MUL(MUL(mhalf, s), h)));                    \
-        c = SUB(T, MUL(DIV(MUL(s, s), q2), SUB(SUB(one, y), MUL(y, y))));                                        \
-        hi = P##_sel(LE(y, one), P##_fmin(hi, c), hi);                                                           \
-        STORE(loss + j, P##_sel(fl, ex, lo));                                                                    \
-        STORE(upper + j, hi);                                                                                    \
-        bits = MASK(fl);                                                                                         \
-        for (i = 0; i < W; i++) stage[j + i] = !((bits >> i) & 1);                                               \
-        topv = P##_fmax(topv, P##_sel(fl, ex, ninf));                                                            \
-        mask = LT(P##_sel(fl, inf, lo), minv);                                                                   \
-        minv = P##_sel(mask, lo, minv);                                                                          \
-        mini = P##_sel(mask, idx, mini);                                                                         \
-        mask = GT(P##_sel(fl, ninf, hi), maxv);                                                                  \
-        maxv = P##_sel(mask, hi, maxv);                                                                          \
-        maxi = P##_sel(mask, idx, maxi);                                                                         \
+    for (i = 0; i < 2 * W; i++) lane[i] = (double)i;                                                             \
+    ie = UNPACKLO(LOAD(lane), LOAD(lane + W));                                                                   \
+    io = UNPACKHI(LOAD(lane), LOAD(lane + W));                                                                   \
+    for (j = 0; j < e; j += 2 * W, ie = ADD(ie, step), io = ADD(io, step)) {                                     \
+        b0 = LOAD(b + j);                                                                                        \
+        b1 = LOAD(b + j + W);                                                                                    \
+        d0 = LOAD(d + j);                                                                                        \
+        d1 = LOAD(d + j + W);                                                                                    \
+        re = NAME##_vec(k, UNPACKLO(b0, b1), UNPACKLO(d0, d1), ie, &ue, &fe, &topv, &minv, &mini, &maxv, &maxi); \
+        ro = NAME##_vec(k, UNPACKHI(b0, b1), UNPACKHI(d0, d1), io, &uo, &fo, &topv, &minv, &mini, &maxv, &maxi); \
+        STORE(loss + j, UNPACKLO(re, ro));                                                                       \
+        STORE(loss + j + W, UNPACKHI(re, ro));                                                                   \
+        STORE(upper + j, UNPACKLO(ue, uo));                                                                      \
+        STORE(upper + j + W, UNPACKHI(ue, uo));                                                                  \
+        bits = MASK(UNPACKLO(fe, fo)) | MASK(UNPACKHI(fe, fo)) << W;                                             \
+        for (i = 0; i < 2 * W; i++) stage[j + i] = !((bits >> i) & 1);                                          \
     }                                                                                                            \
     STORE(val, topv);                                                                                            \
     for (i = 0; i < W; i++) st->top = fmax(st->top, val[i]);                                                     \
@@ -133,7 +157,7 @@ static __attribute__((ATTR)) Py_ssize_t NAME(const csrepro_ada_k* k, const doubl
 
 CSREPRO_ADA_BOUNDS(csrepro_ada_bounds2, unused, csr2, __m128d, 2, _mm_set1_pd, _mm_loadu_pd, _mm_storeu_pd, _mm_add_pd,
                    _mm_sub_pd, _mm_mul_pd, _mm_div_pd, _mm_sqrt_pd, _mm_max_pd, _mm_and_pd, _mm_xor_pd, _mm_cmplt_pd,
-                   _mm_cmple_pd, _mm_cmpge_pd, _mm_cmpgt_pd, _mm_movemask_pd)
+                   _mm_cmple_pd, _mm_cmpge_pd, _mm_cmpgt_pd, _mm_movemask_pd, _mm_unpacklo_pd, _mm_unpackhi_pd)
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -157,7 +181,8 @@ static inline CSR4_ATTR __m256d csr4_normal(__m256d v, __m256d tiny, __m256d hug
 #define CSR4_GT(a, b) _mm256_cmp_pd(a, b, _CMP_GT_OQ)
 CSREPRO_ADA_BOUNDS(csrepro_ada_bounds4, target("avx2"), csr4, __m256d, 4, _mm256_set1_pd, _mm256_loadu_pd,
                    _mm256_storeu_pd, _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd, _mm256_div_pd, _mm256_sqrt_pd,
-                   _mm256_max_pd, _mm256_and_pd, _mm256_xor_pd, CSR4_LT, CSR4_LE, CSR4_GE, CSR4_GT, _mm256_movemask_pd)
+                   _mm256_max_pd, _mm256_and_pd, _mm256_xor_pd, CSR4_LT, CSR4_LE, CSR4_GE, CSR4_GT, _mm256_movemask_pd,
+                   _mm256_unpacklo_pd, _mm256_unpackhi_pd)
 /* csrepro_ada_near's candidates j < n - n % 4, four at a time; returns the count listed. */
 static __attribute__((target("avx2"))) Py_ssize_t csrepro_ada_near4(const unsigned char* stage, const double* loss,
                                                                     const double* upper, Py_ssize_t n, double cut,
