@@ -183,9 +183,10 @@ BINARY_HEADER = [
     "## Binary boosting engine on ADULT (training part, 30,162 x 14, categoricals as integer codes)", "",
     "CPU ms per boosting iteration (Cython / NumPy-reference histograms); fixed = validation + binning per fit; "
     "scikit-learn columns: one DecisionTreeClassifier fit with sample weights, one "
-    "HistGradientBoostingClassifier round, same number of leaves; CSAdaBoost with C1 = 4, C2 = 1.", "",
+    "HistGradientBoostingClassifier round, same number of leaves, timed in turns with the row's Cython fits; "
+    "CSAdaBoost with C1 = 4, C2 = 1.", "",
     "| booster | weak learner | max_bins | Cython ms/iter | NumPy ms/iter | NumPy/Cython | fixed ms | "
-    "sklearn tree ms | sklearn HGB ms/round |", "|---|---|---|---|---|---|---|---|---|"]
+    "sklearn tree ms | sklearn HGB ms/round | Cython/HGB |", "|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def _binary_booster(name, **params):
@@ -200,39 +201,45 @@ def _binary_booster(name, **params):
 def binary_boosting_rows():
     """Table rows: ms per boosting iteration of the binary engine on ADULT, Cython vs NumPy histograms,
     next to scikit-learn fitting the same weak learner, one thread: DecisionTreeClassifier with sample
-    weights (what its AdaBoost fits per iteration) and one HistGradientBoostingClassifier round (255 bins)."""
+    weights (what its AdaBoost fits per iteration) and one HistGradientBoostingClassifier round (255 bins).
+    A row's HGB round is timed in turns with its Cython fits (least of 5 each), so that its ratio compares one
+    stretch of this shared machine's speed."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.tree import DecisionTreeClassifier
     from threadpoolctl import threadpool_limits
 
     X, y = adult_ordinal()
     w = np.full(len(y), 1.0 / len(y))
-    sk = {}
-    with threadpool_limits(1):
-        for leaves in (2, 4):
-            def hgb(m):
-                return lambda: HistGradientBoostingClassifier(max_iter=m, max_leaf_nodes=leaves,
-                                                              early_stopping=False).fit(X, y)
-            tree = _best_seconds(lambda: DecisionTreeClassifier(max_leaf_nodes=leaves).fit(X, y, sample_weight=w))
-            sk[leaves] = 1e3 * tree, 1e3 * (_best_seconds(hgb(21)) - _best_seconds(hgb(1))) / 20
-    rows = []
-    for booster, wl, max_bins in BINARY_RUNS:
-        def per_iter(backend, T):
-            def fit(m):
-                def run():
-                    clear_caches("binned_data")  # time the binning of every fit, not the cache
-                    with use_backend(backend):
-                        _binary_booster(booster, n_estimators=m, weak_learner=wl, max_bins=max_bins).fit(X, y)
-                return run
-            one = _best_seconds(fit(1))  # n_estimators >= 1: the set-up is fit(1) less one iteration
-            it = (_best_seconds(fit(T + 1)) - one) / T
-            return 1e3 * it, 1e3 * (one - it)
 
-        (cy, fixed), (ref, _) = per_iter("cython", 20), per_iter("numpy", 5)
-        tree, rnd = sk[4 if wl == "tree4" else 2]
-        ratio = "- (no histogram)" if wl == "line" else f"{ref / cy:.1f}x"
-        rows.append(f"| {booster} | {wl} | {max_bins or 'all'} | {cy:.2f} | {ref:.2f} | {ratio} | {fixed:.0f} | "
-                    f"{tree:.2f} | {rnd:.2f} |")
+    def cpu(fn):
+        return partial(seconds, fn, clock=time.process_time)
+
+    def hgb(leaves, m):
+        return cpu(lambda: HistGradientBoostingClassifier(max_iter=m, max_leaf_nodes=leaves,
+                                                          early_stopping=False).fit(X, y))
+
+    def fit(booster, wl, max_bins, backend, m):
+        def run():
+            clear_caches("binned_data")  # time the binning of every fit, not the cache
+            with use_backend(backend):
+                _binary_booster(booster, n_estimators=m, weak_learner=wl, max_bins=max_bins).fit(X, y)
+        return cpu(run)
+
+    rows, T, T_REF = [], 20, 5
+    with threadpool_limits(1):
+        trees = {leaves: 1e3 * _best_seconds(lambda: DecisionTreeClassifier(max_leaf_nodes=leaves).fit(
+            X, y, sample_weight=w)) for leaves in (2, 4)}
+        for booster, wl, max_bins in BINARY_RUNS:
+            leaves = 4 if wl == "tree4" else 2
+            one, many, hgb_one, hgb_many = least_interleaved(
+                [fit(booster, wl, max_bins, "cython", 1), fit(booster, wl, max_bins, "cython", T + 1),
+                 hgb(leaves, 1), hgb(leaves, T + 1)])
+            ref_one, ref_many = least_interleaved([fit(booster, wl, max_bins, "numpy", 1),
+                                                   fit(booster, wl, max_bins, "numpy", T_REF + 1)])
+            cy, ref, rnd = 1e3 * (many - one) / T, 1e3 * (ref_many - ref_one) / T_REF, 1e3 * (hgb_many - hgb_one) / T
+            ratio = "- (no histogram)" if wl == "line" else f"{ref / cy:.1f}x"
+            rows.append(f"| {booster} | {wl} | {max_bins or 'all'} | {cy:.2f} | {ref:.2f} | {ratio} | "
+                        f"{1e3 * one - cy:.0f} | {trees[leaves]:.2f} | {rnd:.2f} | {cy / rnd:.2f}x |")
     return rows
 
 
