@@ -12,8 +12,7 @@ a convex function whose stationary point solves (VI.39).  Each candidate's alpha
 shrinks at every step (bisection when a Newton step leaves it); when C1 = C2 = c the closed form
 alpha = log((T - err)/err) / (2c), err = b + d, is used (AdaBoost's (VI.21) for c = 1), clipped.
 :func:`ada_losses` gives the same losses only where they can decide the best candidate (bounds elsewhere).
-:func:`class_totals` gives a round's class channels and the class totals T+, T- in one pass, the totals NumPy's
-pairwise sums (``np.sum``'s bits).
+:func:`class_sums` gives a round's class totals T+, T- as NumPy's pairwise sums (``np.sum``'s bits).
 """
 
 from libc.math cimport INFINITY, NAN, exp, fabs, fmax, fmin, log, sqrt
@@ -316,15 +315,11 @@ cdef double _pairwise(const double* a, const Py_ssize_t* rows, Py_ssize_t n) noe
     return _pairwise(a, rows, n2) + _pairwise(a, rows + n2, n - n2)
 
 
-def class_totals(const double[::1] w, const double[::1] y, const Py_ssize_t[::1] pos, const Py_ssize_t[::1] neg,
-                 double[:, ::1] out):
-    """Fill ``out`` (n, 2) with the class channels of :func:`csrepro._kernels.histogram.class_channels` (w_i 1[y_i > 0],
-    w_i 1[y_i <= 0], the same bits) and return (T+, T-) = (``w[pos].sum()``, ``w[neg].sum()``), NumPy's bits
-    (``pos``, ``neg``: the rows of each class, in order)."""
+def class_sums(const double[::1] w, const Py_ssize_t[::1] pos, const Py_ssize_t[::1] neg):
+    """(T+, T-) = (``w[pos].sum()``, ``w[neg].sum()``), NumPy's pairwise sums bit for bit (``pos``, ``neg``: the rows
+    of each class, in order)."""
     cdef Py_ssize_t n = w.shape[0], i
-    cdef double p, Tp, Tm
-    if y.shape[0] != n or out.shape[0] != n or out.shape[1] != 2:
-        raise ValueError(f"shape mismatch: w {n}, y {y.shape[0]}, out {out.shape[0]}x{out.shape[1]}")
+    cdef double Tp, Tm
     for i in range(pos.shape[0]):
         if not 0 <= pos[i] < n:
             raise ValueError(f"row {pos[i]} of pos out of range for {n} rows")
@@ -332,11 +327,6 @@ def class_totals(const double[::1] w, const double[::1] y, const Py_ssize_t[::1]
         if not 0 <= neg[i] < n:
             raise ValueError(f"row {neg[i]} of neg out of range for {n} rows")
     with nogil:
-        for i in range(n):
-            p = <double>(y[i] > 0)  # 1.0 or 0.0 without a branch (the labels come in no order)
-            out[i, 0] = w[i] * p
-            out[i, 1] = w[i] * (1.0 - p)
         Tp = _pairwise(&w[0], &pos[0], pos.shape[0]) if pos.shape[0] else 0.0
         Tm = _pairwise(&w[0], &neg[0], neg.shape[0]) if neg.shape[0] else 0.0
     return Tp, Tm
-

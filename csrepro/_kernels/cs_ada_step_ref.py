@@ -118,10 +118,6 @@ def ada_losses(b, d, Tp, Tm, C1, C2, alpha_max, slack, tol, max_iter, loss):
     return int(exact.sum())
 
 
-def class_totals(w, y, pos, neg, out):
-    """out (n, 2): w 1[y > 0], w 1[y <= 0]; returns (w[pos].sum(), w[neg].sum())."""
-    is_pos = np.asarray(y) > 0
-    np.multiply(w, is_pos, out=out[:, 0])
-    np.multiply(w, ~is_pos, out=out[:, 1])
+def class_sums(w, pos, neg):
+    """(w[pos].sum(), w[neg].sum())."""
     return float(w[pos].sum()), float(w[neg].sum())
-

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from csrepro._kernels import backend, cs_ada_step, cs_ada_step_ref
+from csrepro.weak.criteria import class_channels
 
 KERNELS = {"cython": cs_ada_step, "numpy": cs_ada_step_ref}  # the step solver, by backend.current()
 #: largest |C alpha| the step search may reach (e^700 is near the double range)
@@ -148,14 +149,11 @@ def exp_weight_update(w, ys, G, C1, C2, rates=None) -> np.ndarray:
 
 
 def class_totals(w, ys, rows) -> tuple[np.ndarray, float, float]:
-    """(class channels of ``w`` and labels ``ys``, T+, T-): ``csrepro.weak.criteria.class_channels`` (w, ys) and the
-    sums of w over ``rows`` = (positive rows, negative rows) as ``w[rows].sum()``, in one kernel call (the same
-    bits)."""
+    """(``csrepro.weak.criteria.class_channels`` (w, ys), T+, T-): the sums of w over ``rows`` = (positive rows,
+    negative rows), as ``w[rows].sum()`` (the backend's ``class_sums``: NumPy's pairwise sums, the same bits)."""
     w = np.ascontiguousarray(w, dtype=np.float64)
-    ys = np.ascontiguousarray(ys, dtype=np.float64)
-    channels = np.empty((len(w), 2))
-    Tp, Tm = KERNELS[backend.current()].class_totals(w, ys, *rows, channels)
-    return channels, Tp, Tm
+    Tp, Tm = KERNELS[backend.current()].class_sums(w, *rows)
+    return class_channels(w, ys), Tp, Tm
 
 
 def real_outputs(Wp, Wm, C1, C2, eps=0.0) -> np.ndarray:
