@@ -54,23 +54,14 @@ def wls_scan(const double[:, ::1] X, const double[::1] w):
 
 
 def column_sums(const double[:, ::1] a, double[::1] out):
-    """``out[c]`` = the sum of column c of ``a`` (n, k), added row by row from row 0: NumPy's ``a.sum(axis=0)`` bit for
-    bit when k >= 2 (for one column NumPy sums pairwise); returns ``out``."""
-    cdef Py_ssize_t n = a.shape[0], k = a.shape[1], i, c
-    if out.shape[0] != k:
-        raise ValueError(f"shape mismatch: a {n}x{k}, out {out.shape[0]}")
-    if n == 0:
-        out[:] = 0.0
-        return np.asarray(out)
+    """``out`` = the sums of the two columns of ``a`` (n, 2) (the line learner's (w, w z)), added row by row from
+    row 0: NumPy's ``a.sum(axis=0)`` bit for bit; returns ``out``."""
+    cdef Py_ssize_t n = a.shape[0], i
+    if a.shape[1] != 2 or out.shape[0] != 2:
+        raise ValueError(f"shape mismatch: a {n}x{a.shape[1]}, out {out.shape[0]}; two columns")
+    out[0] = out[1] = 0.0
     with nogil:
-        for c in range(k):
-            out[c] = a[0, c]
-        if k == 2:  # the line learner's (w, w z): no inner loop
-            for i in range(1, n):
-                out[0] += a[i, 0]
-                out[1] += a[i, 1]
-        else:
-            for i in range(1, n):
-                for c in range(k):
-                    out[c] += a[i, c]
+        for i in range(n):
+            out[0] += a[i, 0]
+            out[1] += a[i, 1]
     return np.asarray(out)

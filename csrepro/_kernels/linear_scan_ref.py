@@ -23,6 +23,6 @@ def wls_scan(X, w):
 
 
 def column_sums(a, out):
-    """out (k,): each column's sum, row by row (NumPy's ``a.sum(axis=0)`` for k >= 2)."""
+    """out (2,): the two columns' sums, row by row (NumPy's ``a.sum(axis=0)``)."""
     out[:] = np.cumsum(a, axis=0)[-1] if len(a) else 0.0
     return out

@@ -196,6 +196,13 @@ class LeastSquares:
     def loss(self, S, f):
         return -S[..., 1] * self.value(S)
 
+    def split_losses(self, L, R, valid):
+        """loss(L) + loss(R) of every candidate split at once, inf where not ``valid`` (the backend's
+        ``least_squares_losses``: :func:`csrepro.weak.splits.cell_losses`' bits in one pass)."""
+        return KERNELS[backend.current()].least_squares_losses(
+            *(np.ascontiguousarray(S[:, c], dtype=np.float64) for S in (L, R) for c in (0, 1)),
+            valid.view(np.uint8), float(self.ridge), np.empty(len(valid)))
+
 
 @dataclass(frozen=True)
 class SignRegression:

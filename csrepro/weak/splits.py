@@ -14,7 +14,7 @@ import numpy as np
 
 from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS, BinnedData
-from csrepro.weak.criteria import Discrete, LeastSquares, weighted_error
+from csrepro.weak.criteria import Discrete, weighted_error
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,13 +69,10 @@ def first_min(scores: np.ndarray, rtol: float = FIRST_RTOL) -> int:
 
 
 def cell_losses(scan: NodeScan, criterion) -> np.ndarray:
-    """Loss of each candidate under a Cells criterion: loss(L) + loss(R); inf where invalid (for
-    :class:`~csrepro.weak.criteria.LeastSquares` in one pass, the backend's ``least_squares_losses``: the same
-    bits)."""
-    if type(criterion) is LeastSquares:
-        return KERNELS[backend.current()].least_squares_losses(
-            *(np.ascontiguousarray(S[:, c], dtype=np.float64) for S in (scan.L, scan.R) for c in (0, 1)),
-            scan.valid.view(np.uint8), float(criterion.ridge), np.empty(len(scan.valid)))
+    """Loss of each candidate under a Cells criterion: loss(L) + loss(R); inf where invalid (the criterion's own
+    ``split_losses`` where it has one, e.g. :class:`~csrepro.weak.criteria.LeastSquares`' one-pass kernel)."""
+    if hasattr(criterion, "split_losses"):
+        return criterion.split_losses(scan.L, scan.R, scan.valid)
     lv, rv = criterion.value(scan.L), criterion.value(scan.R)
     loss = criterion.loss(scan.L, lv) + criterion.loss(scan.R, rv)
     return np.where(scan.valid, loss, np.inf)

@@ -86,14 +86,15 @@ def test_scan_refuses_mismatched_weights():
         linear_scan.wls_scan(np.ones((5, 2)), np.ones(4))
 
 
-@pytest.mark.parametrize("n, k", [(0, 2), (1, 2), (5, 2), (1000, 2), (97, 3), (64, 7)])
-def test_column_sums_are_numpys(n, k):
-    """Row-by-row column sums: the reference's bits and NumPy's ``sum(axis=0)`` (k >= 2), zero signs too; shapes
+@pytest.mark.parametrize("n", [0, 1, 5, 1000])
+def test_column_sums_are_numpys(n):
+    """Row-by-row sums of two columns: the reference's bits and NumPy's ``sum(axis=0)``, zero signs too; shapes
     checked."""
-    rng = np.random.default_rng(n + k)
-    a = rng.normal(size=(n, k)) * rng.choice([0.0, -0.0, 1e-3, 1.0, 1e8], (n, k))
-    got = linear_scan.column_sums(a, np.full(k, np.nan))
-    assert got.tobytes() == linear_scan_ref.column_sums(a, np.full(k, np.nan)).tobytes()
+    rng = np.random.default_rng(n)
+    a = rng.normal(size=(n, 2)) * rng.choice([0.0, -0.0, 1e-3, 1.0, 1e8], (n, 2))
+    got = linear_scan.column_sums(a, np.full(2, np.nan))
+    assert got.tobytes() == linear_scan_ref.column_sums(a, np.full(2, np.nan)).tobytes()
     assert got.tobytes() == a.sum(axis=0).tobytes()
-    with pytest.raises(ValueError, match="shape mismatch"):
-        linear_scan.column_sums(a, np.empty(k + 1))
+    for bad_a, bad_out in ((a, np.empty(3)), (np.ones((n, 3)), np.empty(2))):
+        with pytest.raises(ValueError, match="shape mismatch"):
+            linear_scan.column_sums(bad_a, bad_out)
