@@ -46,6 +46,7 @@ from csrepro import costs, methods
 from csrepro.cache import fingerprint, named_cache
 from csrepro.data.protocols import PROTOCOLS, SIZE_KEYS, TRAINING_OPTIONS, SizeError, holdout_sizes
 from csrepro.data.registry import get_spec, list_datasets
+from csrepro.data.synthetic import LABEL_NOISE_DRAWS
 from csrepro.scoring import METRICS
 
 CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
@@ -794,6 +795,10 @@ def _check_protocol(exp: DictConfig, dataset: str, protocol: dict) -> None:
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise < 1:
         raise ConfigError(f"protocol for {dataset!r}: label_noise must be a fraction in [0, 1) of the training "
                           f"labels to flip, got {noise!r}")
+    draw = params.get("label_noise_draw", "other")
+    if draw not in LABEL_NOISE_DRAWS:
+        raise ConfigError(f"protocol for {dataset!r} ({where('label_noise_draw')}.label_noise_draw): {draw!r} is not "
+                          f"valid; choose one of {list(LABEL_NOISE_DRAWS)}")
 
 
 def _check_cost(dataset: str, cost: dict, n_classes: int):

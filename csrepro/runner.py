@@ -350,15 +350,18 @@ def trial_split(plan: DatasetPlan, t: int, data_root, download: bool) -> tuple[i
 
 
 def training_labels(plan: DatasetPlan, t: int, y_train: np.ndarray, classes: np.ndarray) -> np.ndarray:
-    """``y_train`` with the protocol's ``label_noise`` fraction flipped to another class (test labels stay clean).
+    """``y_train`` with the protocol's ``label_noise`` fraction given new labels, drawn as its ``label_noise_draw``
+    says (default ``other``: flipped to another class; csrepro.data.synthetic.contaminate_labels); test labels stay
+    clean.
 
-    The flipped rows depend on derive_seed(exp, dataset, t, "label_noise"): the same for all methods of a trial.
+    The chosen rows depend on derive_seed(exp, dataset, t, "label_noise"): the same for all methods of a trial.
     """
     noise = plan.protocol.get("label_noise", 0.0)
     if not noise:
         return y_train
     seed = derive_seed(plan.exp, plan.dataset, t, "label_noise")
-    return contaminate_labels(y_train, noise, random_state=seed, classes=classes)[0]
+    return contaminate_labels(y_train, noise, random_state=seed, classes=classes,
+                              draw=plan.protocol.get("label_noise_draw", "other"))[0]
 
 
 def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_test, z_test) -> dict:

@@ -180,6 +180,26 @@ def test_dataset_alias_label_noise_flips_training_labels_only(tmp_path):
         validate_config(config(tmp_path, protocol={"name": "kfold", "label_noise": 1.5}), scoring.METRICS)
 
 
+def test_label_noise_draw_any_redraws_the_same_rows(tmp_path):
+    """``protocol.label_noise_draw: any`` re-draws the chosen training labels over both classes: the rows the
+    default flips (the same alias, trial and seed), of which about half keep their label; the same splits."""
+    def fit(noise, draw):
+        per = {"bc_o40": {"dataset": "sk_breast_cancer", "protocol": {"label_noise": noise, "label_noise_draw": draw}}}
+        rows = runner.run_experiment(config(tmp_path / f"{noise}{draw}", datasets=["bc_o40"], per_dataset=per,
+                                            protocol={"name": "holdout", "test_size": 0.5}))
+        return rows["split_seed"].iloc[0], FITTED[-1][1]
+
+    (seed, clean), (seed_o, flipped), (seed_a, redrawn) = fit(0.0, "other"), fit(0.4, "other"), fit(0.4, "any")
+    assert seed == seed_o == seed_a and len(clean) == len(flipped) == len(redrawn)
+    chosen = flipped != clean
+    assert chosen.sum() == round(0.4 * len(clean))
+    assert not (redrawn != clean)[~chosen].any()  # only the chosen rows can change
+    assert 0.3 < (redrawn != clean)[chosen].mean() < 0.7  # about half of them do (114 rows: SD 0.05)
+    with pytest.raises(ConfigError, match=r"label_noise_draw\): 'flip' is not valid; choose one of \['other', 'any'\]"):
+        validate_config(config(tmp_path, protocol={"name": "kfold", "label_noise": 0.1, "label_noise_draw": "flip"}),
+                        scoring.METRICS)
+
+
 def test_dataset_alias_errors(tmp_path):
     with pytest.raises(ConfigError, match=r"unknown dataset\(s\) \['x'\].*alias"):
         validate_config(config(tmp_path, datasets=["x"]), scoring.METRICS)

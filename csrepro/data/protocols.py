@@ -35,8 +35,9 @@ PROTOCOLS: dict[str, dict] = {
     "group_kfold": {"n_splits": 10},
 }
 #: options any protocol accepts, applied to each split's training part by the runner (not by make_splits):
-#: ``train_size`` (subsample_train) and ``label_noise`` (csrepro.data.synthetic.contaminate_labels)
-TRAINING_OPTIONS: dict = {"train_size": None, "label_noise": 0.0}
+#: ``train_size`` (subsample_train), ``label_noise`` and ``label_noise_draw`` (the ``fraction`` and ``draw`` of
+#: csrepro.data.synthetic.contaminate_labels)
+TRAINING_OPTIONS: dict = {"train_size": None, "label_noise": 0.0, "label_noise_draw": "other"}
 #: a part's size as a fraction and as a count: each key's alternative (one of the two is given, not both)
 SIZE_KEYS: dict[str, str] = {"test_size": "test_count", "test_count": "test_size",
                              "val_size": "val_count", "val_count": "val_size"}

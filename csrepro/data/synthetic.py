@@ -54,14 +54,24 @@ def gaussian_mixture_2d(n_samples: int, n_classes: int = 3, n_clusters_per_class
     return np.ascontiguousarray(X[order]), (cluster % n_classes)[order]
 
 
-def contaminate_labels(y, fraction: float, random_state=None, classes=None) -> tuple[np.ndarray, np.ndarray]:
-    """Flip the labels of ``round(fraction * n)`` random rows to another class, chosen uniformly.
+#: how a contaminated row gets its new label: ``other`` -- another class, uniformly (every chosen label changes);
+#: ``any`` -- any class, uniformly, its own included (about 1/K of the chosen labels stay as they were)
+LABEL_NOISE_DRAWS = ("other", "any")
 
-    This is the outlier contamination of Wu & Liu (2007) used in the thesis (Sec. IV.G). ``classes``
-    defaults to the labels present in ``y``. Returns the new labels and the bool mask of flipped rows.
+
+def contaminate_labels(y, fraction: float, random_state=None, classes=None,
+                       draw: str = "other") -> tuple[np.ndarray, np.ndarray]:
+    """Give ``round(fraction * n)`` random rows a new label drawn as ``draw`` says (:data:`LABEL_NOISE_DRAWS`).
+
+    This is the outlier contamination of Wu & Liu (2007) used in the thesis (Sec. IV.E): ``draw="other"`` flips
+    each chosen label; ``draw="any"`` re-draws it over all classes (the thesis' reading R).  The chosen rows are the
+    same for both draws.  ``classes`` defaults to the labels present in ``y``.  Returns the new labels and the bool
+    mask of the chosen rows.
     """
     if not 0 <= fraction <= 1:
         raise ValueError(f"fraction must be in [0, 1], got {fraction!r}")
+    if draw not in LABEL_NOISE_DRAWS:
+        raise ValueError(f"draw must be one of {LABEL_NOISE_DRAWS}, got {draw!r}")
     y = np.asarray(y)
     classes = np.unique(y if classes is None else classes)
     if len(classes) < 2:
@@ -74,7 +84,10 @@ def contaminate_labels(y, fraction: float, random_state=None, classes=None) -> t
     idx = rng.choice(len(y), size=round(fraction * len(y)), replace=False)
     flipped[idx] = True
     new = y.copy()
-    new[idx] = classes[(codes[idx] + rng.integers(1, len(classes), size=len(idx))) % len(classes)]
+    if draw == "other":
+        new[idx] = classes[(codes[idx] + rng.integers(1, len(classes), size=len(idx))) % len(classes)]
+    else:
+        new[idx] = classes[rng.integers(0, len(classes), size=len(idx))]
     return new, flipped
 
 

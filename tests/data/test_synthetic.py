@@ -62,6 +62,23 @@ def test_contaminate_labels_draws_other_classes_uniformly():
     assert np.bincount(noisy)[1:] / 30000 == pytest.approx([1 / 3] * 3, abs=0.01)
 
 
+def test_contaminate_labels_redraw_over_every_class():
+    """draw="any": the same chosen rows as draw="other", each re-drawn over all classes (its own included)."""
+    y = np.repeat(np.arange(4), 10000)
+    flipped_labels, chosen = contaminate_labels(y, 0.5, random_state=3, draw="other")
+    redrawn, same_chosen = contaminate_labels(y, 0.5, random_state=3, draw="any")
+    assert np.array_equal(chosen, same_chosen) and chosen.sum() == 20000
+    assert np.array_equal(redrawn[~chosen], y[~chosen])
+    changed = redrawn[chosen] != y[chosen]
+    assert 0 < changed.mean() < 1  # some chosen labels stay: re-drawn, not flipped
+    # each chosen row's new label is uniform over the four classes: 5,000 expected each, SD 61 (seed fixed)
+    assert np.abs(np.bincount(redrawn[chosen], minlength=4) - 5000).max() < 300
+    assert changed.mean() == pytest.approx(0.75, abs=0.015)  # 3/4 of uniform draws differ from the old label
+    binary, chosen = contaminate_labels(np.array([-1, 1] * 5000), 0.4, random_state=0, draw="any")
+    assert chosen.sum() == 4000 and set(binary) == {-1, 1}
+    assert (binary != np.array([-1, 1] * 5000)).sum() == pytest.approx(2000, abs=150)  # half of the 40 %
+
+
 def test_contaminate_labels_validates():
     with pytest.raises(ValueError, match="fraction"):
         contaminate_labels([0, 1], 1.5)
@@ -69,3 +86,5 @@ def test_contaminate_labels_validates():
         contaminate_labels([0, 5], 0.5, classes=[0, 1])
     with pytest.raises(ValueError, match="at least 2 classes"):
         contaminate_labels([0, 0], 0.5)
+    with pytest.raises(ValueError, match="draw must be one of"):
+        contaminate_labels([0, 1], 0.5, draw="flip")
