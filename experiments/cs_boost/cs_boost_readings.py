@@ -15,6 +15,8 @@ changes one reading:
   that model; ``holdout_refit`` refits the chosen point on the whole training part with that threshold.
 * ``--tictactoe-ordinal``: tic-tac-toe's nine squares as ordinal codes (b 0, o 1, x 2; the registry's
   ``*_ord`` convention) instead of 27 one-hot columns; the thesis does not say how it coded them.
+* ``--wdbc-means``: wdbc's ten mean attributes only (the file's columns 3-12), not all 30 (mean, standard error
+  and worst value of ten nucleus measurements); the thesis does not say which it used.
 * ``--near-one-grid M ...``: methods M take the per-round factor grid of CSB2 in the same config
   ({1, 1.02, 1.05, 1.1} stumps, {1, 1.05, 1.1, 1.2} trees) instead of {1, 2, 4, 8}: CSB0/CSB1 multiply a
   mistaken example's weight by its cost every round, like CSB2 (NOTES *Baselines*), and the thesis gives
@@ -82,6 +84,15 @@ def ordinal_codes(X: np.ndarray) -> np.ndarray:
     return X.reshape(len(X), 9, 3).argmax(axis=2).astype(float)
 
 
+def mean_columns(X: np.ndarray) -> np.ndarray:
+    """wdbc's ten mean attributes: the first ten of its 30 columns (then the ten standard errors, the ten worst)."""
+    return X[:, :10]
+
+
+#: the data readings: option -> (dataset, the transform of its feature matrix)
+DATA_READINGS = {"tictactoe_ordinal": ("tictactoe", ordinal_codes), "wdbc_means": ("wdbc", mean_columns)}
+
+
 def rate_errors(selector, reading: str, X_tr, y_tr, X_te, y_te) -> list[int]:
     """Test errors of a detection-rate selector (csrepro.selection.detection_rate) at each of RATES."""
     if reading == "cv5":  # the five rates share one cross-validation (the selector's cache)
@@ -105,11 +116,15 @@ def rate_errors(selector, reading: str, X_tr, y_tr, X_te, y_te) -> list[int]:
     return out
 
 
-def fold_errors(exp: dict, dataset: str, fold: int, reading: str, ordinal: bool, unscaled=()) -> list[dict]:
-    """Errors of every method of ``exp["methods"]`` and rate on one outer fold of ``dataset`` (the methods named
-    in ``unscaled`` on raw features)."""
+def fold_errors(exp: dict, dataset: str, fold: int, reading: str, data_readings=(), unscaled=()) -> list[dict]:
+    """Errors of every method of ``exp["methods"]`` and rate on one outer fold of ``dataset`` (its features as
+    the :data:`DATA_READINGS` named in ``data_readings`` that apply to it give them; the methods named in
+    ``unscaled`` on raw features)."""
     data = load_dataset(dataset)
-    X = ordinal_codes(data.X) if ordinal and dataset == "tictactoe" else data.X
+    X = data.X
+    for name in data_readings:
+        applies_to, transform = DATA_READINGS[name]
+        X = transform(X) if dataset == applies_to else X
     train, test = list(StratifiedKFold(OUTER_FOLDS, shuffle=True, random_state=SEED).split(X, data.y))[fold]
     scaled = standardize(X[train], X[test])
     extra = exp.get("per_dataset", {}).get(dataset, {}).get("method_params", {})
@@ -192,6 +207,7 @@ def main():
     parser.add_argument("weak", choices=sorted(SETUP))
     parser.add_argument("--reading", choices=READINGS, default="cv5")
     parser.add_argument("--tictactoe-ordinal", action="store_true")
+    parser.add_argument("--wdbc-means", action="store_true")
     parser.add_argument("--near-one-grid", nargs="*", default=[], metavar="METHOD")
     parser.add_argument("--set", action="append", default=[], metavar="COLUMN.PARAM=VALUE", dest="settings")
     parser.add_argument("--unscaled", nargs="*", default=[], metavar="METHOD")
@@ -223,7 +239,7 @@ def main():
     exp_run = {**exp, "methods": {c: e for c, e in exp["methods"].items() if not ns.methods or c in ns.methods}}
     datasets = ns.datasets or exp["datasets"]
     errors = pd.DataFrame([r for rows in Parallel(n_jobs=ns.n_jobs)(
-        delayed(fold_errors)(exp_run, d, f, ns.reading, ns.tictactoe_ordinal, ns.unscaled)
+        delayed(fold_errors)(exp_run, d, f, ns.reading, [r for r in DATA_READINGS if getattr(ns, r)], ns.unscaled)
         for d in datasets for f in range(OUTER_FOLDS)) for r in rows])
     if ns.base:
         base = pd.read_csv(base_path)

@@ -80,3 +80,17 @@ def test_protocol_unstated_details_quote_their_stored_run():
         cell = alt[(alt["table"] == r["table"]) & (alt["row"] == r["row"]) & (alt["column"] == r["column"])].iloc[0]
         quoted = f"{cell['reproduced']:.2f} (SE {cell['reproduced_se']:.2f}) vs published {cell['published']:g}"
         assert quoted in r["detail"], (r.tolist(), quoted)
+
+
+def test_data_readings_by_hand():
+    """--wdbc-means keeps wdbc's first ten columns (the means; then ten standard errors, ten worst values);
+    --tictactoe-ordinal turns each square's three one-hot columns (b, o, x) into its code 0, 1, 2."""
+    mod = _module()
+    assert set(mod.DATA_READINGS) == {"tictactoe_ordinal", "wdbc_means"}
+    dataset, transform = mod.DATA_READINGS["wdbc_means"]
+    X = np.arange(60.0).reshape(2, 30)
+    assert dataset == "wdbc" and np.array_equal(transform(X), X[:, :10])
+    dataset, transform = mod.DATA_READINGS["tictactoe_ordinal"]
+    board = np.zeros((1, 27))
+    board[0, [0, 4, 8] + [3 * k for k in range(3, 9)]] = 1  # squares 0, 1, 2 hold b, o, x; the rest b
+    assert dataset == "tictactoe" and transform(board).tolist() == [[0, 1, 2, 0, 0, 0, 0, 0, 0]]
