@@ -38,7 +38,7 @@ __all__ = ["CROSS_VALIDATIONS", "CV_CONSTRAINT", "DetectionRateClassifier", "POS
            "detected_labels", "inner_folds", "select_at_rate", "signed_for_last"]
 
 #: the detected class: ``classes_[1]`` ("last") or the rarer training class ("minority")
-POSITIVES = ("last", "minority")
+POSITIVES = ("last", "minority", "first")
 #: ``cv`` of the detection-rate selectors (scikit-learn parameter constraint): leave-one-out or k >= 2 folds
 CV_CONSTRAINT = [StrOptions({"loo"}), IntegerInterval(2, None, closed="left")]
 
@@ -64,9 +64,11 @@ def inner_folds(ys, cv, seed):
 
 def detected_class(y, classes, positive):
     """The class a detector detects among the two ``classes`` of labels ``y``: ``classes[1]`` for
-    ``positive="last"``, the rarer class for "minority" (ties: ``classes[1]``)."""
+    ``positive="last"``, ``classes[0]`` for "first", the rarer class for "minority" (ties: ``classes[1]``)."""
     if positive not in POSITIVES:
-        raise ValueError(f"positive must be 'last' or 'minority', got {positive!r}")
+        raise ValueError(f"positive must be one of {list(POSITIVES)}, got {positive!r}")
+    if positive == "first":
+        return classes[0]
     counts = [np.sum(y == c) for c in classes]
     return classes[0] if positive == "minority" and counts[0] < counts[1] else classes[1]
 
@@ -101,9 +103,9 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
     param_grid : dict or list of dicts (``sklearn.model_selection.ParameterGrid``); None = {}.
     target_detection_rate : float in (0, 1]
         Fraction of the detected class the out-of-fold predictions must find.
-    positive : {"last", "minority"}
-        The detected class: ``classes_[1]`` (sorted label order), or the rarer class of the
-        training labels (ties: ``classes_[1]``).  The estimator is fitted on 0/1 labels with the
+    positive : {"last", "minority", "first"}
+        The detected class: ``classes_[1]`` (sorted label order), the rarer class of the
+        training labels (ties: ``classes_[1]``), or ``classes_[0]``.  The estimator is fitted on 0/1 labels with the
         detected class as 1, so its costs (C1 = miss cost) refer to that class.
     cv : int >= 2 or "loo"
         Stratified k-fold (the thesis' five folds, Sec. VI.E) or leave-one-out.

@@ -215,9 +215,9 @@ class DetectionRateSVC(_GridSVC):
         The SVM of thesis Ch. V; the grid searched is :func:`cost_grid`.
     target_detection_rate : float in (0, 1]
         Detection rate (recall of the detected class) the out-of-fold predictions must reach.
-    positive : {"last", "minority"}
-        The detected class (``pos_label_``): ``classes_[1]``, or the rarer class of the training
-        labels (ties: ``classes_[1]``); the SVM is trained with it as its positive class.
+    positive : {"last", "minority", "first"}
+        The detected class (``pos_label_``): ``classes_[1]``, the rarer class of the training
+        labels (ties: ``classes_[1]``), or ``classes_[0]``; the SVM is trained with it as its positive class.
     C_grid, C1_grid, C_minus1_grid : sequences of float > 0
     kernel, gamma : as in :class:`CostSensitiveSVC` (gamma is resolved once on the training set).
     cv : "loo" or int >= 2

@@ -17,6 +17,8 @@ changes one reading:
   ``*_ord`` convention) instead of 27 one-hot columns; the thesis does not say how it coded them.
 * ``--wdbc-means``: wdbc's ten mean attributes only (the file's columns 3-12), not all 30 (mean, standard error
   and worst value of ten nucleus measurements); the thesis does not say which it used.
+* ``--positive CHOICE``: every method detects that class (csrepro.selection.detection_rate.POSITIVES, e.g.
+  ``first``: the file's first class) instead of the config's (the minority class; the thesis does not say).
 * ``--near-one-grid M ...``: methods M take the per-round factor grid of CSB2 in the same config
   ({1, 1.02, 1.05, 1.1} stumps, {1, 1.05, 1.1, 1.2} trees) instead of {1, 2, 4, 8}: CSB0/CSB1 multiply a
   mistaken example's weight by its cost every round, like CSB2 (NOTES *Baselines*), and the thesis gives
@@ -62,7 +64,7 @@ from csrepro.metrics import detection_at_rate, ranks
 from csrepro.report.compare import load_published, within
 from csrepro.report.fidelity import rank_se
 from csrepro.runner import standardize
-from csrepro.selection.detection_rate import detected_class, inner_folds
+from csrepro.selection.detection_rate import POSITIVES, detected_class, inner_folds
 
 ROOT = Path(__file__).resolve().parents[2]
 CONF = ROOT / "experiments" / "cs_boost" / "conf" / "exp"
@@ -116,10 +118,11 @@ def rate_errors(selector, reading: str, X_tr, y_tr, X_te, y_te) -> list[int]:
     return out
 
 
-def fold_errors(exp: dict, dataset: str, fold: int, reading: str, data_readings=(), unscaled=()) -> list[dict]:
+def fold_errors(exp: dict, dataset: str, fold: int, reading: str, data_readings=(), unscaled=(),
+                positive=None) -> list[dict]:
     """Errors of every method of ``exp["methods"]`` and rate on one outer fold of ``dataset`` (its features as
     the :data:`DATA_READINGS` named in ``data_readings`` that apply to it give them; the methods named in
-    ``unscaled`` on raw features)."""
+    ``unscaled`` on raw features; every method detecting ``positive`` when given)."""
     data = load_dataset(dataset)
     X = data.X
     for name in data_readings:
@@ -128,6 +131,7 @@ def fold_errors(exp: dict, dataset: str, fold: int, reading: str, data_readings=
     train, test = list(StratifiedKFold(OUTER_FOLDS, shuffle=True, random_state=SEED).split(X, data.y))[fold]
     scaled = standardize(X[train], X[test])
     extra = exp.get("per_dataset", {}).get(dataset, {}).get("method_params", {})
+    extra = extra if positive is None else {**extra, "positive": positive}
     out = []
     for column, entry in exp["methods"].items():
         X_tr, X_te = (X[train], X[test]) if column in unscaled else scaled
@@ -208,6 +212,7 @@ def main():
     parser.add_argument("--reading", choices=READINGS, default="cv5")
     parser.add_argument("--tictactoe-ordinal", action="store_true")
     parser.add_argument("--wdbc-means", action="store_true")
+    parser.add_argument("--positive", choices=POSITIVES, help="the class every method detects")
     parser.add_argument("--near-one-grid", nargs="*", default=[], metavar="METHOD")
     parser.add_argument("--set", action="append", default=[], metavar="COLUMN.PARAM=VALUE", dest="settings")
     parser.add_argument("--unscaled", nargs="*", default=[], metavar="METHOD")
@@ -239,7 +244,8 @@ def main():
     exp_run = {**exp, "methods": {c: e for c, e in exp["methods"].items() if not ns.methods or c in ns.methods}}
     datasets = ns.datasets or exp["datasets"]
     errors = pd.DataFrame([r for rows in Parallel(n_jobs=ns.n_jobs)(
-        delayed(fold_errors)(exp_run, d, f, ns.reading, [r for r in DATA_READINGS if getattr(ns, r)], ns.unscaled)
+        delayed(fold_errors)(exp_run, d, f, ns.reading, [r for r in DATA_READINGS if getattr(ns, r)], ns.unscaled,
+                             ns.positive)
         for d in datasets for f in range(OUTER_FOLDS)) for r in rows])
     if ns.base:
         base = pd.read_csv(base_path)

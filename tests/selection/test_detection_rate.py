@@ -42,7 +42,7 @@ def test_hand_case():
     np.testing.assert_allclose(sel.decision_function(X_HAND), X_HAND[:, 0] - 3.0, atol=1e-15)
 
 
-@pytest.mark.parametrize("positive, detected", [("last", 1), ("minority", 0)])
+@pytest.mark.parametrize("positive, detected", [("last", 1), ("minority", 0), ("first", 0)])
 def test_a_score_equal_to_the_threshold_is_detected_by_predict_and_decision_function(positive, detected):
     """The third row scores exactly the threshold 3: detected, and decision_function > 0 exactly where predict
     gives classes_[1] (it was 0 there, i.e. classes_[0], while predict said classes_[1])."""
@@ -54,7 +54,8 @@ def test_a_score_equal_to_the_threshold_is_detected_by_predict_and_decision_func
 
 
 def test_minority_class_can_be_the_detected_one():
-    """'b' = classes_[1] is the minority: detected either way; relabelled, the minority 'a' = classes_[0] is."""
+    """'b' = classes_[1] is the minority: detected either way; relabelled, the minority 'a' = classes_[0] is;
+    "first" detects classes_[0] whether it is the minority or not."""
     X = np.array([[5.0], [4.0], [3.0], [-1.0], [0.5], [1.0], [0.0], [2.5]])
     y = np.array(["b", "b", "b", "a", "a", "a", "a", "a"])
     sel = DetectionRateClassifier(FeatureScore(), target_detection_rate=1.0, positive="minority", cv=2).fit(X, y)
@@ -64,8 +65,12 @@ def test_minority_class_can_be_the_detected_one():
     assert sel.pos_label_ == "a" and sel.threshold_ == 3.0
     np.testing.assert_array_equal(sel.predict(X), ["a", "a", "a", "b", "b", "b", "b", "b"])
     np.testing.assert_array_equal(sel.predict(X) == "b", sel.decision_function(X) > 0)
+    first = DetectionRateClassifier(FeatureScore(), target_detection_rate=1.0, positive="first", cv=2).fit(X, swapped)
+    assert first.pos_label_ == "a"  # classes_[0], minority or not
+    first = DetectionRateClassifier(FeatureScore(), target_detection_rate=1.0, positive="first", cv=2).fit(X, y)
+    assert first.pos_label_ == "a"  # the majority here: "first" follows the label order only
     with pytest.raises(ValueError, match="'positive' parameter of DetectionRateClassifier"):
-        DetectionRateClassifier(FeatureScore(), positive="first", cv=2).fit(X, y)
+        DetectionRateClassifier(FeatureScore(), positive="majority", cv=2).fit(X, y)
 
 
 def test_rates_share_one_cross_validation():

@@ -208,4 +208,4 @@ def test_minority_detection_is_the_last_class_detection_of_swapped_labels(varian
     assert (METRICS["false_positives"](p), METRICS["misses"](p)) == (METRICS["false_positives"](q),
                                                                       METRICS["misses"](q))
     with pytest.raises(ValueError, match="'positive' parameter of DetectionRateSVC"):
-        DetectionRateSVC(**params, positive="first").fit(X, y)
+        DetectionRateSVC(**params, positive="majority").fit(X, y)
