@@ -37,7 +37,7 @@ from csrepro.validation import IntegerInterval, check_binary_classes, check_targ
 __all__ = ["CROSS_VALIDATIONS", "CV_CONSTRAINT", "DetectionRateClassifier", "POSITIVES", "detected_class",
            "detected_labels", "inner_folds", "select_at_rate", "signed_for_last"]
 
-#: the detected class: ``classes_[1]`` ("last") or the rarer training class ("minority")
+#: the detected class: ``classes_[1]`` ("last"), the rarer training class ("minority") or ``classes_[0]`` ("first")
 POSITIVES = ("last", "minority", "first")
 #: ``cv`` of the detection-rate selectors (scikit-learn parameter constraint): leave-one-out or k >= 2 folds
 CV_CONSTRAINT = [StrOptions({"loo"}), IntegerInterval(2, None, closed="left")]
@@ -105,8 +105,8 @@ class DetectionRateClassifier(ClassifierMixin, BaseEstimator):
         Fraction of the detected class the out-of-fold predictions must find.
     positive : {"last", "minority", "first"}
         The detected class: ``classes_[1]`` (sorted label order), the rarer class of the
-        training labels (ties: ``classes_[1]``), or ``classes_[0]``.  The estimator is fitted on 0/1 labels with the
-        detected class as 1, so its costs (C1 = miss cost) refer to that class.
+        training labels (ties: ``classes_[1]``), or ``classes_[0]``.  The estimator is fitted on 0/1 labels
+        with the detected class as 1, so its costs (C1 = miss cost) refer to that class.
     cv : int >= 2 or "loo"
         Stratified k-fold (the thesis' five folds, Sec. VI.E) or leave-one-out.
     cv_seed : int
