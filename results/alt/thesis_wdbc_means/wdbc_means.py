@@ -94,9 +94,9 @@ def main() -> None:
     out.to_csv(HERE / "cells.csv", index=False)
     pd.set_option("display.width", 200)
     print(out.to_string())
-    moved = out[~out["committed_within"] & out["within"]]
+    moved_in, moved_out = ~out["committed_within"] & out["within"], out["committed_within"] & ~out["within"]
     print(f"within: {int(out['within'].sum())} of {len(out)} (committed {int(out['committed_within'].sum())}); "
-          f"outside -> within: {len(moved)}; within -> outside: {int((out['committed_within'] & ~out['within']).sum())}")
+          f"outside -> within: {int(moved_in.sum())}; within -> outside: {int(moved_out.sum())}")
 
 
 if __name__ == "__main__":
