@@ -28,7 +28,11 @@ cdef extern from "histogram_simd.h":
     Py_ssize_t _node_scan "csrepro_node_scan"(Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d,
                                               int counted, int distinct, double* L, Py_ssize_t ls, double* R,
                                               Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
-                                              double* left) noexcept nogil
+                                              double* left, const double* M, double* D) noexcept nogil
     int SCAN_MAXK "CSREPRO_SCAN_MAXK"
     bint _score_range "csrepro_score_range"(const double* s, Py_ssize_t n, double* every, double* lo,
                                             double* top) noexcept nogil
+    bint _weighted_errors "csrepro_weighted_errors"(const double* pl, const double* pr, const double* nl,
+                                                    const double* nr, const unsigned char* valid, double b0, double d0,
+                                                    Py_ssize_t C, double* s, double* every, double* lo,
+                                                    double* top) noexcept nogil

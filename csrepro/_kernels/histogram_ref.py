@@ -56,11 +56,14 @@ def route_rows(codes_t, node, feature, threshold_bin, left, right):
     return node
 
 
-def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total):
+def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total, minus=None, diff=None):
     """Left / right sums (k', w) of the splits "code_j <= b" of the node with histogram ``H``, from one cumulative
     sum over the flat bin axis: every one, or (``distinct``) those whose left sums differ in some bit from the
     previous candidate's of the same feature; ``valid``: both sides hold samples (``counted``: H's last channel
-    counts them); ``index``: their positions among all candidates.  Returns w."""
+    counts them); ``index``: their positions among all candidates.  ``minus`` (not None): the node's histogram is
+    H - minus, written to ``diff`` first.  Returns w."""
+    if minus is not None:
+        H = np.subtract(H, minus, out=diff)
     offsets, n_bins = np.asarray(offsets), np.asarray(n_bins)
     last = offsets + n_bins - 1
     flat = np.setdiff1d(np.arange(H.shape[0]), last)

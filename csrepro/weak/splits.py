@@ -34,7 +34,8 @@ class NodeScan:
     index: np.ndarray | None = None
 
 
-def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: bool = False) -> NodeScan:
+def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: bool = False,
+              minus: np.ndarray | None = None) -> NodeScan:
     """Left/right sums of every split of the node with histogram ``H``.
 
     ``counted``: the last channel of ``H`` counts samples; a split is then valid when both sides
@@ -43,13 +44,17 @@ def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: 
     some bit) from the previous split's of the same feature -- a split at a bin without rows of the node equals
     the one before it, and a tie goes to the first (its scores are equal, bit for bit) -- with their ``index``;
     in a child node of data with many distinct values (one bin per value) most bins hold none of its rows.
+    ``minus``: None, or the histogram of rows of ``H`` outside the node (e.g. its sibling's, H its parent's): the
+    node's histogram is then H - minus, written over ``H`` (C-contiguous float64) in the scan's pass.
     """
     m = data.mapper
     C, kk = len(data.candidates[0]), H.shape[1] - bool(counted)
     L, R, valid, total = np.empty((kk, C)), np.empty((kk, C)), np.empty(C, dtype=bool), np.empty(kk)
     index = np.empty(C, dtype=np.intp)
-    w = data.kernel.node_scan(np.ascontiguousarray(H, dtype=np.float64), m.offsets, m.n_bins, counted, distinct, L,
-                              R, valid.view(np.uint8), index, total)
+    if minus is None:
+        H = np.ascontiguousarray(H, dtype=np.float64)
+    w = data.kernel.node_scan(H, m.offsets, m.n_bins, counted, distinct, L, R, valid.view(np.uint8), index, total,
+                              minus, None if minus is None else H)
     if not distinct:
         return NodeScan(L.T, R.T, valid, total)
     return NodeScan(L[:, :w].T, R[:, :w].T, valid[:w], total, index[:w])

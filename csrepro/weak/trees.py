@@ -2,7 +2,8 @@
 
 Each step splits the leaf and threshold that most lower the criterion (the scan of
 :mod:`csrepro.weak.splits`, as for stumps, on the leaf's histogram).  A child's histogram
-comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it.
+comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it (written over the parent's
+in the sibling's scan).
 A sample-count channel rides along, so splits leaving a side without samples are excluded.
 A leaf's scan keeps its distinct splits only (a bin holding none of the leaf's rows repeats the split before
 it, bit for bit: same scores, and a tie goes to the first), so that a child of data with one bin per distinct
@@ -79,24 +80,23 @@ class Tree:
 
 def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
     """The root's histogram of ``channels`` with a sample-count channel last: the channels' pass (the bits of the
-    pass over the counted channels, channel by channel) beside the bins' row counts (exact, summed once per data)."""
+    pass over the counted channels, channel by channel), written beside the bins' row counts (exact, summed once per
+    data)."""
     if "bin_counts" not in data.cache:
         data.cache["bin_counts"] = data.histogram(np.ones((data.n_samples, 1)))[:, 0]
     k = np.shape(channels)[1]
-    H, Hk = np.empty((data.mapper.total_bins, k + 1)), data.histogram(channels)
-    for c in range(k):  # column by column: one long strided copy each (faster than k-wide rows)
-        H[:, c] = Hk[:, c]
+    H = np.empty((data.mapper.total_bins, k + 1))
     H[:, k] = data.cache["bin_counts"]
-    return H
+    return data.histogram(channels, out=H)
 
 
 class _Leaf:
     """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
     may still be split, its rows (None: all), histogram ``H`` and candidate ``scan``."""
 
-    def __init__(self, node, total, rows=None, H=None, data=None, depth=0):
-        self.node, self.rows, self.H, self.label, self.depth = node, rows, H, 0.0, depth
-        self.scan = None if H is None else scan_node(data, H, counted=True, distinct=True)
+    def __init__(self, node, total, rows=None, H=None, data=None, depth=0, minus=None):
+        self.node, self.rows, self.H, self.label, self.depth = node, rows, H, 0.0, depth  # H: H - minus once scanned
+        self.scan = None if H is None else scan_node(data, H, counted=True, distinct=True, minus=minus)
         self.total = self.scan.total if total is None else total
         self.cells = None  # cells criterion: (loss here, change of the loss for each split, their pick), computed once
 
@@ -222,9 +222,9 @@ class TreeLearner:
             return [_Leaf(ids[s], totals[s], kids[s], depth=depth) for s in (0, 1)]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(counted, kids[small])
-        H_big = np.subtract(leaf.H, H_small, out=leaf.H)  # the parent's histogram is not needed any more
-        H = [H_small, H_big] if small == 0 else [H_big, H_small]
-        return [_Leaf(ids[s], totals[s], kids[s], H[s], data, depth) for s in (0, 1)]
+        # the big child's: the parent's histogram (not needed any more) minus the small child's, in its scan
+        hist = {small: (H_small, None), 1 - small: (leaf.H, H_small)}
+        return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], data, depth, hist[s][1]) for s in (0, 1)]
 
     @staticmethod
     def _tree(nodes, leaves, criterion, discrete) -> Tree:

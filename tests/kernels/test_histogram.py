@@ -86,8 +86,27 @@ def test_both_entry_points_refuse_mismatched_shapes(kernel, codes):
     offsets = np.array([0, 1], dtype=np.intp)
     with pytest.raises(ValueError, match=r"shape mismatch: codes(_t)? (3x2|2x3), offsets 2, channels 4x2"):
         kernel(codes, offsets, np.zeros((4, 2)), None, np.zeros((2, 2)))
-    with pytest.raises(ValueError, match=r"out 2x3"):
-        kernel(codes, offsets, np.zeros((3, 2)), None, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"out 2x1"):
+        kernel(codes, offsets, np.zeros((3, 2)), None, np.zeros((2, 1)))
+
+
+@pytest.mark.parametrize("samples", [None, np.array([4, 0, 0, 3])])
+def test_wider_out_gets_the_sums_in_its_first_columns(samples):
+    """``out`` with more columns than channels (a tree's count column beside them): the same sums, bit for bit, in
+    its first k columns, the others untouched; both entry points and the reference."""
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 5, (6, 3)).astype(np.int32)
+    offsets, ch = np.arange(3, dtype=np.intp) * 5, rng.normal(size=(6, 2))
+    want = histogram_ref.histogram(codes, offsets, ch, samples, np.empty((15, 2)))
+    for got in (histogram.histogram(codes, offsets, ch, samples, np.full((15, 3), 7.0)),
+                histogram.histogram_fm(np.ascontiguousarray(codes.T, dtype=np.uint16), offsets, ch, samples,
+                                       np.full((15, 3), 7.0)),
+                histogram_ref.histogram(codes, offsets, ch, samples, np.full((15, 3), 7.0))):
+        np.testing.assert_array_equal(got[:, 2], 7.0)
+        np.testing.assert_allclose(got[:, :2], want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(histogram.histogram_fm(np.ascontiguousarray(codes.T, dtype=np.uint8), offsets, ch,
+                                                         samples, np.full((15, 3), 7.0))[:, :2],
+                                  histogram.histogram(codes, offsets, ch, samples, np.empty((15, 2))))
 
 
 # ----------------------------------------------------------------------------- by-node histograms, sparse features
@@ -312,6 +331,31 @@ def test_node_scan_equals_reference_bit_for_bit(problem, empty_bins):
     np.testing.assert_array_equal(L, Ld[:, run])
     np.testing.assert_array_equal(valid, vd[run])
 
+
+
+@settings(max_examples=100, deadline=None)
+@given(scan_problems(), st.booleans(), st.booleans())
+def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, in_place):
+    """``minus``: the scan of H - minus (np.subtract's bits), written to ``diff`` (H itself or another array), as
+    the scan of that difference; both backends; shapes checked."""
+    H, offsets, n_bins, counted = problem
+    sibling = np.ascontiguousarray(np.random.default_rng(len(H)).normal(size=H.shape))
+    if counted:
+        sibling[:, -1] = np.random.default_rng(len(H) + 1).integers(0, 3, len(H))
+    parent = H + sibling
+    want = _scan(histogram_ref, np.subtract(parent, sibling), offsets, n_bins, counted, distinct)
+    for mod in (histogram, histogram_ref):
+        P = parent.copy()
+        diff = P if in_place else np.full_like(P, np.nan)
+        C, kk = int((n_bins - 1).sum()), H.shape[1] - counted
+        L, R, valid, total = np.empty((kk, C)), np.empty((kk, C)), np.zeros(C, np.uint8), np.empty(kk)
+        index = np.empty(C, dtype=np.intp)
+        w = mod.node_scan(P, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, diff)
+        assert diff.tobytes() == np.subtract(parent, sibling).tobytes()
+        for g, x in zip((L[:, :w], R[:, :w], valid[:w].astype(bool), index[:w], total), want):
+            np.testing.assert_array_equal(g, x)
+    with pytest.raises(ValueError, match="minus and diff"):
+        histogram.node_scan(parent, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, None)
 
 def test_node_scan_hand_computed_and_refuses_bad_layouts():
     H = np.array([[1.0, 1], [2, 2], [4, 0], [8, 1], [16, 3]])  # feature 0: bins 0-2, feature 1: bins 3-4; counted

@@ -246,29 +246,43 @@ static inline void csrepro_dense3x4(double* base, Py_ssize_t Bk, const unsigned 
    when none), *top the largest |finite| (0.0 when none); returns whether some entry is NaN.  Two entries at a time in
    SSE2 registers (min / max select an operand: the values are entries, only the sign of a zero minimum may differ
    from a scalar scan's), the last one scalar. */
+#if defined(__SSE2__)
+typedef struct { __m128d e, l, t, n; } csrepro_range2;  /* the range's SSE2 accumulators: lanes of even / odd i */
+static inline void csrepro_range_start(csrepro_range2* r) {
+    r->e = r->l = _mm_set1_pd(HUGE_VAL);
+    r->t = r->n = _mm_setzero_pd();
+}
+/* entries v (two) into the accumulators */
+static inline void csrepro_range_add(csrepro_range2* r, __m128d v) {
+    const __m128d inf = _mm_set1_pd(HUGE_VAL), av = _mm_andnot_pd(_mm_set1_pd(-0.0), v);
+    const __m128d fin = _mm_cmplt_pd(av, inf);  /* false for +-inf and NaN */
+    r->n = _mm_or_pd(r->n, _mm_cmpunord_pd(v, v));
+    r->e = _mm_min_pd(v, r->e);  /* a NaN v: e kept */
+    r->l = _mm_min_pd(_mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, inf)), r->l);
+    r->t = _mm_max_pd(_mm_and_pd(fin, av), r->t);
+}
+/* the lanes combined: *every, *lo, *top; whether some entry was NaN */
+static inline int csrepro_range_end(const csrepro_range2* r, double* every, double* lo, double* top) {
+    double x[2];
+    _mm_storeu_pd(x, r->e);
+    *every = x[1] < x[0] ? x[1] : x[0];
+    _mm_storeu_pd(x, r->l);
+    *lo = x[1] < x[0] ? x[1] : x[0];
+    _mm_storeu_pd(x, r->t);
+    *top = x[1] > x[0] ? x[1] : x[0];
+    return _mm_movemask_pd(r->n) != 0;
+}
+#endif
 static inline int csrepro_score_range(const double* s, Py_ssize_t n, double* every, double* lo, double* top) {
     double e = HUGE_VAL, l = HUGE_VAL, t = 0.0, x, a;
     int nan = 0;
     Py_ssize_t i = 0;
 #if defined(__SSE2__)
-    const __m128d inf = _mm_set1_pd(HUGE_VAL), sign = _mm_set1_pd(-0.0);
-    __m128d ve = inf, vl = inf, vt = _mm_setzero_pd(), vn = _mm_setzero_pd();
-    double r[2];
-    for (; i + 2 <= n; i += 2) {
-        __m128d v = _mm_loadu_pd(s + i), av = _mm_andnot_pd(sign, v);
-        __m128d fin = _mm_cmplt_pd(av, inf);  /* false for +-inf and NaN */
-        vn = _mm_or_pd(vn, _mm_cmpunord_pd(v, v));
-        ve = _mm_min_pd(v, ve);  /* a NaN v: ve kept */
-        vl = _mm_min_pd(_mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, inf)), vl);
-        vt = _mm_max_pd(_mm_and_pd(fin, av), vt);
-    }
-    nan = _mm_movemask_pd(vn) != 0;
-    _mm_storeu_pd(r, ve);
-    e = r[1] < r[0] ? r[1] : r[0];
-    _mm_storeu_pd(r, vl);
-    l = r[1] < r[0] ? r[1] : r[0];
-    _mm_storeu_pd(r, vt);
-    t = r[1] > r[0] ? r[1] : r[0];
+    csrepro_range2 r;
+    csrepro_range_start(&r);
+    for (; i + 2 <= n; i += 2)
+        csrepro_range_add(&r, _mm_loadu_pd(s + i));
+    nan = csrepro_range_end(&r, &e, &l, &t);
 #endif
     for (; i < n; i++) {
         x = s[i];
@@ -289,18 +303,49 @@ static inline int csrepro_score_range(const double* s, Py_ssize_t n, double* eve
     return nan;
 }
 
+/* ---- weighted_errors ---- */
+/* weighted_errors' scores s[0..2C-1] (see histogram.pyx: at 2c (nr + d0) + (pl + b0), at 2c + 1 (nl + d0) +
+   (pr + b0), HUGE_VAL where valid[c] is 0) and csrepro_score_range's results on them, in one pass: in SSE2 the
+   scores of a candidate are one register, added to the range's accumulators as that pass adds them (the same
+   lanes: the same results). */
+static inline int csrepro_weighted_errors(const double* pl, const double* pr, const double* nl, const double* nr,
+                                          const unsigned char* valid, double b0, double d0, Py_ssize_t C, double* s,
+                                          double* every, double* lo, double* top) {
+    Py_ssize_t c;
+#if defined(__SSE2__)
+    const __m128d vb = _mm_set1_pd(b0), vd = _mm_set1_pd(d0), inf = _mm_set1_pd(HUGE_VAL);
+    csrepro_range2 r;
+    csrepro_range_start(&r);
+    for (c = 0; c < C; c++) {
+        const __m128d v = valid[c] ? _mm_add_pd(_mm_add_pd(_mm_set_pd(nl[c], nr[c]), vd),
+                                                _mm_add_pd(_mm_set_pd(pr[c], pl[c]), vb)) : inf;
+        _mm_storeu_pd(s + 2 * c, v);
+        csrepro_range_add(&r, v);
+    }
+    return csrepro_range_end(&r, every, lo, top);
+#else
+    for (c = 0; c < C; c++) {
+        s[2 * c] = valid[c] ? (nr[c] + d0) + (pl[c] + b0) : HUGE_VAL;
+        s[2 * c + 1] = valid[c] ? (nl[c] + d0) + (pr[c] + b0) : HUGE_VAL;
+    }
+    return csrepro_score_range(s, 2 * C, every, lo, top);
+#endif
+}
+
 /* ---- node_scan ---- */
 #define CSREPRO_SCAN_MAXK 256
 /* node_scan's pass (see histogram.pyx for what it computes), k <= CSREPRO_SCAN_MAXK channels, H (B, k) contiguous, L
-   and R (kk, *) rows ls / rs doubles apart, left: B doubles of scratch.  Inlined with k = 2 and k = 3 (constant: the
+   and R (kk, *) rows ls / rs doubles apart, left: B doubles of scratch; M: NULL, or (B, k) subtracted from H (each
+   entry's difference written to D, which may be H, and scanned).  Inlined with k = 2 and k = 3 (constant: the
    running sums stay in registers) and as is.  Bits: the scalar loop's subtractions and additions in its order. */
 static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         const Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d, int counted, int distinct,
         double* L, Py_ssize_t ls, double* R, Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
-        double* left) {
+        double* left, const double* M, double* D) {
     const Py_ssize_t kk = k - (counted ? 1 : 0);
-    double run[CSREPRO_SCAN_MAXK], before[CSREPRO_SCAN_MAXK], cur[CSREPRO_SCAN_MAXK], T[CSREPRO_SCAN_MAXK];
-    unsigned long long prev[CSREPRO_SCAN_MAXK];
+    /* k entries each (k <= CSREPRO_SCAN_MAXK): of constant size where k is, so kept in registers there */
+    double run[k], before[k], cur[k], T[k];
+    unsigned long long prev[k];
     Py_ssize_t b = 0, q = 0, w = 0, j, t, c, x;
     for (c = 0; c < k; c++) {
         run[c] = 0.0;
@@ -311,8 +356,14 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         for (c = 0; c < k; c++)
             before[c] = run[c];
         for (t = 0; t < m; t++, b++) {
-            for (c = 0; c < k; c++)
-                run[c] += H[b * k + c];
+            for (c = 0; c < k; c++) {
+                double h = H[b * k + c];
+                if (M) {
+                    h -= M[b * k + c];
+                    D[b * k + c] = h;
+                }
+                run[c] += h;
+            }
             if (t < m - 1) {
                 int fresh = !distinct || t == 0;
                 for (c = 0; c < k; c++) {
@@ -347,17 +398,18 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
 static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d,
                                            int counted, int distinct, double* L, Py_ssize_t ls, double* R,
                                            Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
-                                           double* left) {
+                                           double* left, const double* M, double* D) {
     /* constants where the loops are hot: a stump's two channels (every split), a tree node's two and a count
        (distinct splits) */
     if (k == 2 && !counted && !distinct)
-        return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left);
+        return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left, M, D);
     if (k == 3 && counted && distinct)
-        return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left);
+        return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left, M, D);
     switch (k) {
-    case 2: return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
-    case 3: return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
-    default: return csrepro_scan_body(k, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
+    case 2: return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D);
+    case 3: return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D);
+    default:
+        return csrepro_scan_body(k, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D);
     }
 }
 
