@@ -30,8 +30,8 @@ from libc.string cimport memcpy
 import numpy as np
 
 from csrepro._kernels._simd_histogram cimport (
-    SCAN_MAXK, _add, _default3, _dense3x4, _max_id_avx2, _node_scan, _route, _route_avx2, _route_has_avx2, _route_split,
-    _run, _run32, _score_range, _sparse3, _weighted_errors, _zero_bins,
+    SCAN_MAXK, _add, _default3, _dense3x4, _errors, _errors_end, _errors_start, _max_id_avx2, _node_scan, _route,
+    _route_avx2, _route_has_avx2, _route_split, _run, _run32, _score_range, _sparse3, _weighted_errors, _zero_bins,
 )
 
 
@@ -444,9 +444,22 @@ def route_rows(const unsigned char[:, ::1] codes_t, node, const Py_ssize_t[::1] 
     return node
 
 
+cdef inline Py_ssize_t _first_within(const double* s, Py_ssize_t n, double lo, double top, double rtol) noexcept nogil:
+    """The first i with s[i] <= lo + ``rtol`` x ``top`` (lo, top: the least finite entry and the largest finite
+    |entry|); 0 when lo is not finite (no entry finite)."""
+    cdef Py_ssize_t i
+    cdef double thr = lo + rtol * top
+    if lo < INFINITY:
+        for i in range(n):
+            if s[i] <= thr:
+                return i
+    return 0
+
+
 def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ssize_t[::1] n_bins, bint counted,
               bint distinct, double[:, ::1] L, double[:, ::1] R, unsigned char[::1] valid, Py_ssize_t[::1] index,
-              double[::1] total, const double[:, ::1] minus=None, double[:, ::1] diff=None):
+              double[::1] total, const double[:, ::1] minus=None, double[:, ::1] diff=None, double[::1] scores=None,
+              double b0=0.0, double d0=0.0, double rtol=0.0):
     """The splits "code_j <= b" of a node from its flat histogram ``H`` (B, k): b below feature j's last bin,
     features in order, then b (the C candidates of :attr:`csrepro.weak.binning.BinnedData.candidates`).
 
@@ -463,6 +476,10 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
     ``minus``: None, or a histogram (B, k) that the node's lacks: the node's histogram is then H - ``minus`` (each
     entry one subtraction, as ``np.subtract``; e.g. a tree node's from its parent's and its sibling's), written to
     ``diff`` (B, k; H itself allowed) in the same pass.
+
+    ``scores``: None, or (2C,) for two channels (k' = 2): the candidates written are also scored as by
+    :func:`weighted_errors` (the channels as (pos, neg), the base ``b0``, ``d0``) into ``scores[:2w]``, in the pass
+    that writes R; then (w, :func:`best_score` of those scores with ``rtol``) is returned, the same values.
     """
     cdef Py_ssize_t B = H.shape[0], k = H.shape[1], d = offsets.shape[0], kk = k - (1 if counted else 0)
     cdef Py_ssize_t C = 0, j, w
@@ -477,6 +494,8 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
                          f"total {total.shape[0]}")
     if k > SCAN_MAXK:
         raise ValueError(f"node_scan sums at most {SCAN_MAXK} channels, got {k}")
+    if scores is not None and (kk != 2 or scores.shape[0] != 2 * C):
+        raise ValueError(f"scores: two channels (got {kk}) and 2C = {2 * C} entries (got {scores.shape[0]})")
     if (minus is None) != (diff is None) or (minus is not None and (minus.shape[0] != B or minus.shape[1] != k
                                                                     or diff.shape[0] != B or diff.shape[1] != k)):
         raise ValueError(f"minus and diff: both None or both {B}x{k} (H's shape)")
@@ -484,12 +503,21 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
     cdef double dummy = 0.0
     cdef const double* M = NULL
     cdef double* D = NULL
+    cdef _errors E
+    cdef _errors* Ep = NULL
+    cdef double lo = INFINITY, every = INFINITY, top = 0.0
+    cdef bint nan
     total[:] = 0.0
-    if B == 0 or k == 0:
+    if (B == 0 or k == 0) and scores is None:
         return 0
+    if B == 0 or k == 0:
+        return 0, 0, NAN
     if minus is not None:
         M = &minus[0, 0]
         D = &diff[0, 0]
+    if scores is not None and C:
+        _errors_start(&E, &scores[0], b0, d0)
+        Ep = &E
     if counted:
         left = <double*>malloc(B * sizeof(double))
         if left == NULL:
@@ -497,9 +525,14 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
     with nogil:  # the loop in C (include/histogram_simd.h): one running sum per channel, in registers for k <= 3
         w = _node_scan(k, &H[0, 0], &n_bins[0], d, counted, distinct, &L[0, 0] if C else &dummy, L.strides[0] // 8,
                        &R[0, 0] if C else &dummy, R.strides[0] // 8, &valid[0] if C else NULL,
-                       &index[0] if C else NULL, &total[0] if kk else &dummy, left, M, D)
+                       &index[0] if C else NULL, &total[0] if kk else &dummy, left, M, D, Ep)
     free(left)
-    return w
+    if scores is None:
+        return w
+    if w == 0:
+        return w, 0, NAN
+    nan = _errors_end(&E, w, &every, &lo, &top)
+    return w, _first_within(&scores[0], 2 * w, lo, top, rtol), (NAN if nan else every)
 
 
 def class_channels(const double[::1] w, const double[::1] y, double[:, ::1] out):
@@ -567,18 +600,6 @@ def with_counts(const double[:, ::1] channels, double[:, ::1] out):
                     memcpy(&out[i, 0], &channels[i, 0], k * sizeof(double))
                 out[i, k] = 1.0
     return np.asarray(out)
-
-
-cdef inline Py_ssize_t _first_within(const double* s, Py_ssize_t n, double lo, double top, double rtol) noexcept nogil:
-    """The first i with s[i] <= lo + ``rtol`` x ``top`` (lo, top: the least finite entry and the largest finite
-    |entry|); 0 when lo is not finite (no entry finite)."""
-    cdef Py_ssize_t i
-    cdef double thr = lo + rtol * top
-    if lo < INFINITY:
-        for i in range(n):
-            if s[i] <= thr:
-                return i
-    return 0
 
 
 def error_sums(const double[::1] pos_left, const double[::1] pos_right, const double[::1] neg_left,

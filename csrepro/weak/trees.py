@@ -44,7 +44,7 @@ import numpy as np
 from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS, BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
-from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_pick, first_min, scan_node
+from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_pick, first_min, scan_node, scan_pick
 
 RTOL = 1e-12  # relative decrease of the criterion below which a split counts as no gain
 _NO_SPLIT = np.array([np.inf])  # the candidate scores of a leaf that may not be split
@@ -92,13 +92,26 @@ def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
 
 class _Leaf:
     """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
-    may still be split, its rows (None: all), histogram ``H`` and candidate ``scan``."""
+    may still be split, its rows (None: all), histogram ``H`` (less ``minus`` until scanned) and candidate ``scan``
+    (made by :meth:`scanned` when the leaf's splits are first scored)."""
 
-    def __init__(self, node, total, rows=None, H=None, data=None, depth=0, minus=None):
-        self.node, self.rows, self.H, self.label, self.depth = node, rows, H, 0.0, depth  # H: H - minus once scanned
-        self.scan = None if H is None else scan_node(data, H, counted=True, distinct=True, minus=minus)
-        self.total = self.scan.total if total is None else total
+    def __init__(self, node, total, rows=None, H=None, depth=0, minus=None):
+        self.node, self.rows, self.H, self.label, self.depth, self.minus = node, rows, H, 0.0, depth, minus
+        self.total, self.scan = total, None
         self.cells = None  # cells criterion: (loss here, change of the loss for each split, their pick), computed once
+
+    def scanned(self, data, criterion=None, base=None):
+        """Make the leaf's ``scan`` (of H less ``minus``, written over H; ``total`` from it where not given); with a
+        Discrete ``criterion``, return its pick with ``base`` (:func:`~csrepro.weak.splits.scan_pick`: in the scan's
+        pass for the weighted error)."""
+        if criterion is None:
+            self.scan, picked = scan_node(data, self.H, counted=True, distinct=True, minus=self.minus), None
+        else:
+            self.scan, picked = scan_pick(data, self.H, criterion, base, counted=True, distinct=True, minus=self.minus)
+        self.minus = None
+        if self.total is None:
+            self.total = self.scan.total
+        return picked
 
 
 class TreeLearner:
@@ -146,9 +159,10 @@ class TreeLearner:
         counted = data.kernel.with_counts(channels, np.empty((len(channels), channels.shape[1] + 1)))  # last: counts
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
-        leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]
+        leaves = [_Leaf(0, None, None, _root_histogram(data, channels))]
         while len(leaves) < self.max_leaves:
-            scores, picks, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
+            scores, picks, current, tol = (self._discrete_scores if discrete else self._cell_scores)(data, leaves,
+                                                                                                     criterion)
             best_leaf = int(np.argmin([low for _, low in picks]))  # as argmin of each leaf's scores.min()
             if self.max_depth is None:
                 best = picks[best_leaf][0]  # first_min(scores[best_leaf])
@@ -169,28 +183,30 @@ class TreeLearner:
         return self._tree(nodes, leaves, criterion, discrete), leaves
 
     @staticmethod
-    def _discrete_scores(leaves, criterion):
+    def _discrete_scores(data, leaves, criterion):
         """Whole-tree scores of every labelled split of every leaf, their picks (``best_score``: first index, least
-        score); the current tree's score; tolerance."""
+        score); the current tree's score; tolerance.  A leaf not yet scanned is scanned with its pick."""
+        if leaves[0].label == 0:  # the root: its split is always made, no other leaf
+            scores, first, low = leaves[0].scanned(data, criterion)
+            return [scores], [(first, low)], np.inf, 0.0
         zero = np.zeros_like(leaves[0].total)
         pos = sum((lf.total for lf in leaves if lf.label > 0), zero)
         neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
-        if leaves[0].label == 0:  # the root: its split is always made
-            current = np.inf
-        else:
-            current = float(criterion.score(pos[None], neg[None])[0])
+        current = float(criterion.score(pos[None], neg[None])[0])
         rest = [(pos - lf.total * (lf.label > 0), neg - lf.total * (lf.label < 0)) for lf in leaves]
-        picked = [_NO_PICK if lf.scan is None else discrete_pick(lf.scan, criterion, base if lf.label else None)
-                  for lf, base in zip(leaves, rest)]
+        picked = [_NO_PICK if lf.H is None else discrete_pick(lf.scan, criterion, base) if lf.scan is not None
+                  else lf.scanned(data, criterion, base) for lf, base in zip(leaves, rest)]
         return ([s for s, _, _ in picked], [(i, low) for _, i, low in picked], current,
                 RTOL * abs(current) if np.isfinite(current) else 0.0)
 
     @staticmethod
-    def _cell_scores(leaves, criterion):
+    def _cell_scores(data, leaves, criterion):
         """Change of the summed cell loss for every split of every leaf, their picks (as :meth:`_discrete_scores`);
         0 (inf at the root); tolerance."""
         for lf in leaves:  # a leaf's split gains, and so its pick, do not change while other leaves split
             if lf.cells is None:
+                if lf.H is not None:
+                    lf.scanned(data)
                 here = float(criterion.loss(lf.total, criterion.value(lf.total)))
                 gains = _NO_SPLIT if lf.scan is None else cell_losses(lf.scan, criterion) - here
                 gains = np.ascontiguousarray(gains, dtype=np.float64)
@@ -224,7 +240,7 @@ class TreeLearner:
         H_small = data.histogram(counted, kids[small])
         # the big child's: the parent's histogram (not needed any more) minus the small child's, in its scan
         hist = {small: (H_small, None), 1 - small: (leaf.H, H_small)}
-        return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], data, depth, hist[s][1]) for s in (0, 1)]
+        return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], depth, hist[s][1]) for s in (0, 1)]
 
     @staticmethod
     def _tree(nodes, leaves, criterion, discrete) -> Tree:

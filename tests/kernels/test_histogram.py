@@ -357,6 +357,34 @@ def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, in_p
     with pytest.raises(ValueError, match="minus and diff"):
         histogram.node_scan(parent, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, None)
 
+
+@settings(max_examples=100, deadline=None)
+@given(scan_problems(), st.booleans(), st.booleans(), st.sampled_from([0.0, 1e-12, 0.1]))
+def test_node_scan_scores_its_splits_as_weighted_errors(problem, distinct, root, rtol):
+    """``scores``: two channels scored as ``weighted_errors`` of the scan's outputs scores them, and its pick, bit for
+    bit; both backends; other channel counts refused."""
+    _, offsets, n_bins, counted = problem
+    rng = np.random.default_rng(int(n_bins.sum()))
+    H = np.abs(rng.normal(size=(int(n_bins.sum()), 2 + counted)))  # two class channels (and a count)
+    if counted:
+        H[:, -1] = rng.integers(0, 3, len(H))
+    H[rng.random(len(H)) < 0.3] = 0.0  # bins without rows
+    b0, d0 = (0.0, 0.0) if root else (0.25, 0.5)
+    C = int((n_bins - 1).sum())
+    for mod in (histogram, histogram_ref):
+        L, R, valid, index = np.empty((2, C)), np.empty((2, C)), np.zeros(C, np.uint8), np.empty(C, dtype=np.intp)
+        total, scores = np.empty(2), np.full(2 * C, np.nan)
+        w, first, low = mod.node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total, None, None,
+                                      scores, b0, d0, rtol)
+        want = np.empty(2 * w)
+        pick = histogram_ref.weighted_errors(L[0, :w], R[0, :w], L[1, :w], R[1, :w], valid[:w], b0, d0, rtol, want)
+        assert scores[:2 * w].tobytes() == want.tobytes() and first == pick[0]
+        np.testing.assert_array_equal(low, pick[1])
+        assert w == _scan(mod, H, offsets, n_bins, counted, distinct)[0].shape[1]
+    with pytest.raises(ValueError, match="scores: two channels"):
+        histogram.node_scan(np.ones((len(H), 4)), offsets, n_bins, False, distinct, np.empty((4, C)), np.empty((4, C)),
+                            valid, index, np.empty(4), None, None, scores)
+
 def test_node_scan_hand_computed_and_refuses_bad_layouts():
     H = np.array([[1.0, 1], [2, 2], [4, 0], [8, 1], [16, 3]])  # feature 0: bins 0-2, feature 1: bins 3-4; counted
     offsets, n_bins = np.array([0, 3], np.intp), np.array([3, 2], np.intp)

@@ -304,44 +304,65 @@ static inline int csrepro_score_range(const double* s, Py_ssize_t n, double* eve
 }
 
 /* ---- weighted_errors ---- */
-/* weighted_errors' scores s[0..2C-1] (see histogram.pyx: at 2c (nr + d0) + (pl + b0), at 2c + 1 (nl + d0) +
-   (pr + b0), HUGE_VAL where valid[c] is 0) and csrepro_score_range's results on them, in one pass: in SSE2 the
-   scores of a candidate are one register, added to the range's accumulators as that pass adds them (the same
-   lanes: the same results). */
+/* weighted_errors' scores (see histogram.pyx) written candidate by candidate, with csrepro_score_range's results on
+   them kept as they are written: in SSE2 a candidate's two scores are one register, added to the range's
+   accumulators as that pass adds them (the same lanes: the same results); otherwise that pass at the end. */
+typedef struct {
+#if defined(__SSE2__)
+    csrepro_range2 r;
+#endif
+    double* s;
+    double b0, d0;
+} csrepro_errors;
+static inline void csrepro_errors_start(csrepro_errors* e, double* s, double b0, double d0) {
+#if defined(__SSE2__)
+    csrepro_range_start(&e->r);
+#endif
+    e->s = s;
+    e->b0 = b0;
+    e->d0 = d0;
+}
+/* candidate c's scores s[2c] = (nr + d0) + (pl + b0), s[2c + 1] = (nl + d0) + (pr + b0); HUGE_VAL both unless ok */
+static inline void csrepro_errors_put(csrepro_errors* e, Py_ssize_t c, double pl, double pr, double nl, double nr,
+                                      int ok) {
+    const double s0 = ok ? (nr + e->d0) + (pl + e->b0) : HUGE_VAL, s1 = ok ? (nl + e->d0) + (pr + e->b0) : HUGE_VAL;
+    e->s[2 * c] = s0;
+    e->s[2 * c + 1] = s1;
+#if defined(__SSE2__)
+    csrepro_range_add(&e->r, _mm_set_pd(s1, s0));
+#endif
+}
+/* after C candidates: csrepro_score_range's results on s[0..2C-1] */
+static inline int csrepro_errors_end(const csrepro_errors* e, Py_ssize_t C, double* every, double* lo, double* top) {
+#if defined(__SSE2__)
+    (void)C;
+    return csrepro_range_end(&e->r, every, lo, top);
+#else
+    return csrepro_score_range(e->s, 2 * C, every, lo, top);
+#endif
+}
 static inline int csrepro_weighted_errors(const double* pl, const double* pr, const double* nl, const double* nr,
                                           const unsigned char* valid, double b0, double d0, Py_ssize_t C, double* s,
                                           double* every, double* lo, double* top) {
+    csrepro_errors e;
     Py_ssize_t c;
-#if defined(__SSE2__)
-    const __m128d vb = _mm_set1_pd(b0), vd = _mm_set1_pd(d0), inf = _mm_set1_pd(HUGE_VAL);
-    csrepro_range2 r;
-    csrepro_range_start(&r);
-    for (c = 0; c < C; c++) {
-        const __m128d v = valid[c] ? _mm_add_pd(_mm_add_pd(_mm_set_pd(nl[c], nr[c]), vd),
-                                                _mm_add_pd(_mm_set_pd(pr[c], pl[c]), vb)) : inf;
-        _mm_storeu_pd(s + 2 * c, v);
-        csrepro_range_add(&r, v);
-    }
-    return csrepro_range_end(&r, every, lo, top);
-#else
-    for (c = 0; c < C; c++) {
-        s[2 * c] = valid[c] ? (nr[c] + d0) + (pl[c] + b0) : HUGE_VAL;
-        s[2 * c + 1] = valid[c] ? (nl[c] + d0) + (pr[c] + b0) : HUGE_VAL;
-    }
-    return csrepro_score_range(s, 2 * C, every, lo, top);
-#endif
+    csrepro_errors_start(&e, s, b0, d0);
+    for (c = 0; c < C; c++)
+        csrepro_errors_put(&e, c, pl[c], pr[c], nl[c], nr[c], valid[c]);
+    return csrepro_errors_end(&e, C, every, lo, top);
 }
 
 /* ---- node_scan ---- */
 #define CSREPRO_SCAN_MAXK 256
 /* node_scan's pass (see histogram.pyx for what it computes), k <= CSREPRO_SCAN_MAXK channels, H (B, k) contiguous, L
    and R (kk, *) rows ls / rs doubles apart, left: B doubles of scratch; M: NULL, or (B, k) subtracted from H (each
-   entry's difference written to D, which may be H, and scanned).  Inlined with k = 2 and k = 3 (constant: the
+   entry's difference written to D, which may be H, and scanned); E: NULL, or (kk = 2) the candidates written are
+   scored by weighted_errors into E as R is written.  Inlined with k = 2 and k = 3 (constant: the
    running sums stay in registers) and as is.  Bits: the scalar loop's subtractions and additions in its order. */
 static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         const Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d, int counted, int distinct,
         double* L, Py_ssize_t ls, double* R, Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
-        double* left, const double* M, double* D) {
+        double* left, const double* M, double* D, csrepro_errors* E) {
     const Py_ssize_t kk = k - (counted ? 1 : 0);
     /* k entries each (k <= CSREPRO_SCAN_MAXK): of constant size where k is, so kept in registers there */
     double run[k], before[k], cur[k], T[k];
@@ -391,6 +412,8 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
             for (c = 0; c < kk; c++)
                 R[c * rs + x] = T[c] - L[c * ls + x];
             valid[x] = counted ? (left[x - w0] > 0.5 && T[k - 1] - left[x - w0] > 0.5) : 1;
+            if (E)
+                csrepro_errors_put(E, x, L[x], R[x], L[ls + x], R[rs + x], valid[x]);
         }
     }
     return w;
@@ -398,18 +421,20 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
 static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d,
                                            int counted, int distinct, double* L, Py_ssize_t ls, double* R,
                                            Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
-                                           double* left, const double* M, double* D) {
+                                           double* left, const double* M, double* D, csrepro_errors* E) {
     /* constants where the loops are hot: a stump's two channels (every split), a tree node's two and a count
        (distinct splits) */
     if (k == 2 && !counted && !distinct)
-        return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left, M, D);
+        return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left, M, D, E);
     if (k == 3 && counted && distinct)
-        return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left, M, D);
+        return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left, M, D, E);
     switch (k) {
-    case 2: return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D);
-    case 3: return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D);
+    case 2:
+        return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D, E);
+    case 3:
+        return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D, E);
     default:
-        return csrepro_scan_body(k, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D);
+        return csrepro_scan_body(k, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D, E);
     }
 }
 
