@@ -93,7 +93,7 @@ ctypedef fused code_t:  # feature-major codes: uint8 (every feature < 257 bins) 
 
 
 def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
-                 const double[:, ::1] channels, samples, double[:, ::1] out):
+                 const double[:, ::1] channels, samples, double[:, ::1] out, bint counts=False):
     """:func:`histogram` from feature-major codes ``codes_t`` (d, n), uint8 (every feature < 257 bins) or uint16.
 
     Same result, bit for bit (``out`` as there: k' >= k columns, the sums in the first k): every bin receives its
@@ -104,8 +104,13 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
     has it) and stored once; otherwise four features are interleaved (independent additions), and for a subset the
     block's channels are first gathered into one contiguous buffer in the order of ``samples``
     (HistGradientBoosting's "ordered gradients": one scattered read per row rather than one per feature).
+
+    ``counts``: out's column k (out has at least k + 1 columns) also gets each bin's row count, as a last channel of
+    ones would (1.0 added per row): a ones column is added to the gathered channels (those of every row are then
+    gathered too).
     """
-    cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], k = channels.shape[1], ks = out.shape[1]
+    cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], kin = channels.shape[1], ks = out.shape[1]
+    cdef Py_ssize_t k = kin + counts  # the channels summed
     cdef Py_ssize_t m, t, t0, t1, i, j, step
     cdef Py_ssize_t o0, o1, o2, o3
     cdef const code_t* c0
@@ -119,6 +124,10 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
     cdef const Py_ssize_t* rp = NULL
     cdef bint every = samples is None
     cdef const Py_ssize_t[::1] rows = _rows(f"codes_t {d}x{n}", n, d, offsets, channels, samples, out)
+    if ks < k:
+        raise ValueError(f"shape mismatch: {kin} channels and a count, out {out.shape[0]}x{ks}")
+    if counts and every:
+        rows, every = np.arange(n, dtype=np.intp), False
     m = n if every else rows.shape[0]
     step = max(256, 32768 // max(k, 1))  # a block's channels: about 256 KiB
     out[:, :k] = 0.0
@@ -135,7 +144,7 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
         t0 = 0
         while t0 < m:
             t1 = min(t0 + step, m)
-            if code_t is code8 and ks == k:  # runs in registers: uint8 codes, bins k apart
+            if code_t is code8 and ks == k and not counts:  # runs in registers: uint8 codes, bins k apart
                 if _run(base, &codes_t[0, 0], offsets[0], ch, k, rp, t0, t1):
                     for j in range(1, d):
                         _run(base, &codes_t[j, 0], offsets[j], ch, k, rp, t0, t1)
@@ -144,7 +153,9 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
             src = ch + t0 * k  # the block's channels, row t - t0 at src + (t - t0) k
             if not every:
                 for t in range(t0, t1):
-                    memcpy(gathered + (t - t0) * k, ch + rows[t] * k, k * sizeof(double))
+                    memcpy(gathered + (t - t0) * k, ch + rows[t] * kin, kin * sizeof(double))
+                    if counts:
+                        gathered[(t - t0) * k + kin] = 1.0
                 src = gathered
             j = 0
             while j + 4 <= d:

@@ -156,7 +156,6 @@ class TreeLearner:
         if len(data.candidates[0]) == 0:
             return None
         channels = np.ascontiguousarray(channels, dtype=np.float64)
-        counted = data.kernel.with_counts(channels, np.empty((len(channels), channels.shape[1] + 1)))  # last: counts
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
         leaves = [_Leaf(0, None, None, _root_histogram(data, channels))]
@@ -176,7 +175,7 @@ class TreeLearner:
             c, flip = divmod(best, 2) if discrete else (best, 0)
             last = len(leaves) + 2 == self.max_leaves or (self.max_depth is not None
                                                           and leaf.depth + 1 >= self.max_depth)
-            new = self._split(data, counted, nodes, leaf, c, last=last, keep_rows=keep_rows)
+            new = self._split(data, channels, nodes, leaf, c, last=last, keep_rows=keep_rows)
             if discrete:
                 new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
             leaves[best_leaf:best_leaf] = new
@@ -216,7 +215,7 @@ class TreeLearner:
         return (scores, picks, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, picks, np.inf, 0.0)
 
     @staticmethod
-    def _split(data, counted, nodes, leaf, c, last, keep_rows=False):
+    def _split(data, channels, nodes, leaf, c, last, keep_rows=False):
         """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves (``last``: sums only,
         and their rows with ``keep_rows``)."""
         _, feature, b = data.candidates
@@ -237,7 +236,7 @@ class TreeLearner:
         if last:
             return [_Leaf(ids[s], totals[s], kids[s], depth=depth) for s in (0, 1)]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
-        H_small = data.histogram(counted, kids[small])
+        H_small = data.histogram(channels, kids[small], counts=True)  # a count channel last
         # the big child's: the parent's histogram (not needed any more) minus the small child's, in its scan
         hist = {small: (H_small, None), 1 - small: (leaf.H, H_small)}
         return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], depth, hist[s][1]) for s in (0, 1)]

@@ -109,6 +109,26 @@ def test_wider_out_gets_the_sums_in_its_first_columns(samples):
                                   histogram.histogram(codes, offsets, ch, samples, np.empty((15, 2))))
 
 
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_feature_major_counts_equal_a_channel_of_ones(dtype):
+    """``counts``: the sums of the channels with a last channel of ones, bit for bit (all rows, subsets in any order
+    with repeats, a wider out, and k = 1..3 channels); out too narrow refused."""
+    rng = np.random.default_rng(2)
+    n, d = 3000, 5
+    codes = np.where(rng.random((n, d)) < 0.5, 0, rng.integers(0, 40, (n, d))).astype(np.int32)
+    offsets, codes_t = np.arange(d, dtype=np.intp) * 40, np.ascontiguousarray(codes.T, dtype=dtype)
+    for k in (1, 2, 3):
+        ch = rng.normal(size=(n, k))
+        ones = histogram_ref.with_counts(ch, np.empty((n, k + 1)))
+        for samples in (None, np.sort(rng.integers(0, n, 1000)), rng.integers(0, n, 1000)):
+            want = histogram.histogram_fm(codes_t, offsets, ones, samples, np.empty((d * 40, k + 1)))
+            got = histogram.histogram_fm(codes_t, offsets, ch, samples, np.full((d * 40, k + 2), 7.0), True)
+            np.testing.assert_array_equal(got[:, :k + 1], want)
+            np.testing.assert_array_equal(got[:, k + 1], 7.0)
+    with pytest.raises(ValueError, match="and a count, out"):
+        histogram.histogram_fm(codes_t, offsets, ch, None, np.empty((d * 40, k)), True)
+
 # ----------------------------------------------------------------------------- by-node histograms, sparse features
 
 def layout_of(codes, n_bins, fraction):
