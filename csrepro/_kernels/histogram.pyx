@@ -15,10 +15,10 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
 * :func:`class_channels`, :func:`logit_channels` and :func:`with_counts` (a booster's class channels, LogitBoost's
   least-squares channels; a tree's channels and a count).
-* :func:`node_scan` (a node's split candidates: left / right sums from its histogram), :func:`error_sums` (their
-  labelled splits' error sums), :func:`weighted_errors` (AdaBoost's scores of them), :func:`least_squares_losses`
-  (LogitBoost's) and :func:`best_score` (the first score within a tolerance of the least), the stumps' and trees'
-  split search.
+* :func:`node_scan` (a node's split candidates: left / right sums from its histogram, or from its histogram less
+  another's, and in the same pass, optionally, AdaBoost's scores of them), :func:`error_sums` (their labelled splits'
+  error sums), :func:`weighted_errors` (AdaBoost's scores of them), :func:`least_squares_losses` (LogitBoost's) and
+  :func:`best_score` (the first score within a tolerance of the least), the stumps' and trees' split search.
 
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
@@ -92,6 +92,22 @@ ctypedef fused code_t:  # feature-major codes: uint8 (every feature < 257 bins) 
     code16
 
 
+cdef inline void _four(double* base, Py_ssize_t ks, const double* src, Py_ssize_t k, const code_t* c0,
+                       const code_t* c1, const code_t* c2, const code_t* c3, Py_ssize_t o0, Py_ssize_t o1,
+                       Py_ssize_t o2, Py_ssize_t o3, const Py_ssize_t* rows, Py_ssize_t t0,
+                       Py_ssize_t t1) noexcept nogil:
+    """:func:`histogram_fm`'s adds of four features (codes c0..c3, first bins o0..o3) for the rows t0..t1 of a block
+    (rows[t], or t when ``rows`` is NULL): row t's k channels at src + (t - t0) k, into bins ks apart (called with
+    constant k and ks where they are hot)."""
+    cdef Py_ssize_t t, i
+    for t in range(t0, t1):
+        i = t if rows == NULL else rows[t]
+        _add(base + (o0 + c0[i]) * ks, src + (t - t0) * k, k)
+        _add(base + (o1 + c1[i]) * ks, src + (t - t0) * k, k)
+        _add(base + (o2 + c2[i]) * ks, src + (t - t0) * k, k)
+        _add(base + (o3 + c3[i]) * ks, src + (t - t0) * k, k)
+
+
 def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
                  const double[:, ::1] channels, samples, double[:, ::1] out, bint counts=False):
     """:func:`histogram` from feature-major codes ``codes_t`` (d, n), uint8 (every feature < 257 bins) or uint16.
@@ -161,30 +177,14 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
             while j + 4 <= d:
                 c0, c1, c2, c3 = &codes_t[j, 0], &codes_t[j + 1, 0], &codes_t[j + 2, 0], &codes_t[j + 3, 0]
                 o0, o1, o2, o3 = offsets[j], offsets[j + 1], offsets[j + 2], offsets[j + 3]
-                if k == 2:  # a stump's two channels, and below a tree's two and count: k constant, the adds unrolled
-                    for t in range(t0, t1):
-                        i = t if every else rows[t]
-                        _add(base + (o0 + c0[i]) * ks, src + (t - t0) * 2, 2)
-                        _add(base + (o1 + c1[i]) * ks, src + (t - t0) * 2, 2)
-                        _add(base + (o2 + c2[i]) * ks, src + (t - t0) * 2, 2)
-                        _add(base + (o3 + c3[i]) * ks, src + (t - t0) * 2, 2)
-                    j += 4
-                    continue
-                if k == 3:
-                    for t in range(t0, t1):
-                        i = t if every else rows[t]
-                        _add(base + (o0 + c0[i]) * ks, src + (t - t0) * 3, 3)
-                        _add(base + (o1 + c1[i]) * ks, src + (t - t0) * 3, 3)
-                        _add(base + (o2 + c2[i]) * ks, src + (t - t0) * 3, 3)
-                        _add(base + (o3 + c3[i]) * ks, src + (t - t0) * 3, 3)
-                    j += 4
-                    continue
-                for t in range(t0, t1):
-                    i = t if every else rows[t]
-                    _add(base + (o0 + c0[i]) * ks, src + (t - t0) * k, k)
-                    _add(base + (o1 + c1[i]) * ks, src + (t - t0) * k, k)
-                    _add(base + (o2 + c2[i]) * ks, src + (t - t0) * k, k)
-                    _add(base + (o3 + c3[i]) * ks, src + (t - t0) * k, k)
+                if k == 2 and ks == 2:  # a stump's two channels: the strides constant, the adds unrolled
+                    _four(base, 2, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
+                elif k == 2 and ks == 3:  # a tree root's two channels, beside its count column
+                    _four(base, 3, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
+                elif k == 3 and ks == 3:  # a tree node's two channels and count
+                    _four(base, 3, src, 3, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
+                else:
+                    _four(base, ks, src, k, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
                 j += 4
             while j < d:
                 c0, o0 = &codes_t[j, 0], offsets[j]

@@ -3,7 +3,8 @@
 For a node with flat histogram H (total_bins, k), the split "code_j <= b" sends the channel
 sums L = sum_{b' <= b} H[j, b'] left and R = T - L right (T: the node total); one cumulative
 sum over the flat bin axis gives every candidate of every feature at once (the kernel
-``node_scan`` of :mod:`csrepro._kernels.histogram`, one pass; ``best_score`` picks the winner).
+``node_scan`` of :mod:`csrepro._kernels.histogram`, one pass; ``best_score`` picks the winner; :func:`scan_pick`
+scores the labelled splits of AdaBoost's weighted error in that pass).
 """
 
 from __future__ import annotations
