@@ -1,6 +1,11 @@
 # The C of histogram.pyx (include/histogram_simd.h), under the names the kernel calls it by.
 
 cdef extern from "histogram_simd.h":
+    ctypedef struct _errors "csrepro_errors":  # weighted_errors' scores and their range, as they are written
+        pass
+    void _errors_start "csrepro_errors_start"(_errors* e, double* s, double b0, double d0) noexcept nogil
+    bint _errors_end "csrepro_errors_end"(const _errors* e, Py_ssize_t C, double* every, double* lo,
+                                          double* top) noexcept nogil
     void _add "csrepro_hist_add"(double* dst, const double* src, Py_ssize_t k) noexcept nogil
     bint _run "csrepro_hist_run"(double* out, const unsigned char* codes, Py_ssize_t o, const double* ch,
                                  Py_ssize_t k, const Py_ssize_t* rows, Py_ssize_t t0, Py_ssize_t t1) noexcept nogil
@@ -28,7 +33,11 @@ cdef extern from "histogram_simd.h":
     Py_ssize_t _node_scan "csrepro_node_scan"(Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d,
                                               int counted, int distinct, double* L, Py_ssize_t ls, double* R,
                                               Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
-                                              double* left) noexcept nogil
+                                              double* left, const double* M, double* D, _errors* E) noexcept nogil
     int SCAN_MAXK "CSREPRO_SCAN_MAXK"
     bint _score_range "csrepro_score_range"(const double* s, Py_ssize_t n, double* every, double* lo,
                                             double* top) noexcept nogil
+    bint _weighted_errors "csrepro_weighted_errors"(const double* pl, const double* pr, const double* nl,
+                                                    const double* nr, const unsigned char* valid, double b0, double d0,
+                                                    Py_ssize_t C, double* s, double* every, double* lo,
+                                                    double* top) noexcept nogil

@@ -15,10 +15,10 @@ a subset (a tree node) or of all rows: one pass over the rows, no Python objects
 * :func:`node_sums` (the channel sums of each node) and :func:`route_rows` (rows to their child nodes).
 * :func:`class_channels`, :func:`logit_channels` and :func:`with_counts` (a booster's class channels, LogitBoost's
   least-squares channels; a tree's channels and a count).
-* :func:`node_scan` (a node's split candidates: left / right sums from its histogram), :func:`error_sums` (their
-  labelled splits' error sums), :func:`weighted_errors` (AdaBoost's scores of them), :func:`least_squares_losses`
-  (LogitBoost's) and :func:`best_score` (the first score within a tolerance of the least), the stumps' and trees'
-  split search.
+* :func:`node_scan` (a node's split candidates: left / right sums from its histogram, or from its histogram less
+  another's, and in the same pass, optionally, AdaBoost's scores of them), :func:`error_sums` (their labelled splits'
+  error sums), :func:`weighted_errors` (AdaBoost's scores of them), :func:`least_squares_losses` (LogitBoost's) and
+  :func:`best_score` (the first score within a tolerance of the least), the stumps' and trees' split search.
 
 The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declared in ``_simd_histogram.pxd``.
 """
@@ -30,16 +30,17 @@ from libc.string cimport memcpy
 import numpy as np
 
 from csrepro._kernels._simd_histogram cimport (
-    SCAN_MAXK, _add, _default3, _dense3x4, _max_id_avx2, _node_scan, _route, _route_avx2, _route_has_avx2, _route_split,
-    _run, _run32, _score_range, _sparse3, _zero_bins,
+    SCAN_MAXK, _add, _default3, _dense3x4, _errors, _errors_end, _errors_start, _max_id_avx2, _node_scan, _route,
+    _route_avx2, _route_has_avx2, _route_split, _run, _run32, _score_range, _sparse3, _weighted_errors, _zero_bins,
 )
 
 
 def _rows(codes, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t[::1] offsets, const double[:, ::1] channels,
           samples, double[:, ::1] out):
     """The row indices of ``samples`` as a contiguous intp array (an empty one for None: all n rows),
-    after checking that ``offsets``, ``channels`` and ``out`` fit ``codes`` (its shape, described)."""
-    if channels.shape[0] != n or offsets.shape[0] != d or out.shape[1] != channels.shape[1]:
+    after checking that ``offsets``, ``channels`` and ``out`` (at least as many columns as channels) fit ``codes``
+    (its shape, described)."""
+    if channels.shape[0] != n or offsets.shape[0] != d or out.shape[1] < channels.shape[1]:
         raise ValueError(f"shape mismatch: {codes}, offsets {offsets.shape[0]}, channels "
                          f"{channels.shape[0]}x{channels.shape[1]}, out {out.shape[0]}x{out.shape[1]}")
     return np.ascontiguousarray(np.empty(0) if samples is None else samples, dtype=np.intp)
@@ -47,7 +48,8 @@ def _rows(codes, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t[::1] offsets, cons
 
 def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const double[:, ::1] channels,
               samples, double[:, ::1] out):
-    """Fill ``out`` (zeroed first, shape (total_bins, k)) with the channel sums; returns ``out``.
+    """Fill ``out`` (shape (total_bins, k') with k' >= k; its first k columns zeroed first) with the channel sums in
+    its first k columns, the others left as they are (e.g. a sample-count column); returns ``out``.
 
     ``samples``: int array of row indices (duplicates count twice), or None for all rows.
     """
@@ -57,7 +59,7 @@ def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const doub
     cdef const Py_ssize_t[::1] rows = _rows(f"codes {n}x{d}", n, d, offsets, channels, samples, out)
     m = n if every else rows.shape[0]
     with nogil:
-        out[:, :] = 0.0
+        out[:, :k] = 0.0
         if k == 2:  # the common case (two class weights, or w and w z): unrolled
             for t in range(m):
                 i = t if every else rows[t]
@@ -90,20 +92,41 @@ ctypedef fused code_t:  # feature-major codes: uint8 (every feature < 257 bins) 
     code16
 
 
+cdef inline void _four(double* base, Py_ssize_t ks, const double* src, Py_ssize_t k, const code_t* c0,
+                       const code_t* c1, const code_t* c2, const code_t* c3, Py_ssize_t o0, Py_ssize_t o1,
+                       Py_ssize_t o2, Py_ssize_t o3, const Py_ssize_t* rows, Py_ssize_t t0,
+                       Py_ssize_t t1) noexcept nogil:
+    """:func:`histogram_fm`'s adds of four features (codes c0..c3, first bins o0..o3) for the rows t0..t1 of a block
+    (rows[t], or t when ``rows`` is NULL): row t's k channels at src + (t - t0) k, into bins ks apart (called with
+    constant k and ks where they are hot)."""
+    cdef Py_ssize_t t, i
+    for t in range(t0, t1):
+        i = t if rows == NULL else rows[t]
+        _add(base + (o0 + c0[i]) * ks, src + (t - t0) * k, k)
+        _add(base + (o1 + c1[i]) * ks, src + (t - t0) * k, k)
+        _add(base + (o2 + c2[i]) * ks, src + (t - t0) * k, k)
+        _add(base + (o3 + c3[i]) * ks, src + (t - t0) * k, k)
+
+
 def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
-                 const double[:, ::1] channels, samples, double[:, ::1] out):
+                 const double[:, ::1] channels, samples, double[:, ::1] out, bint counts=False):
     """:func:`histogram` from feature-major codes ``codes_t`` (d, n), uint8 (every feature < 257 bins) or uint16.
 
-    Same result, bit for bit: every bin receives its samples' channels one addition at a time in the
-    order of ``samples`` (rows 0..n-1 for None), starting from 0.0, as :func:`histogram` does.  Only the
-    loop order differs: blocks of rows (whose channels stay in cache), within a block one feature at a time
-    (so its bins stay in cache too): for 8..24 channels (even) a run of consecutive samples in one bin (a
-    dominant bin, e.g. MNIST's zero pixels) is summed in registers (SSE2, or AVX where the CPU has it) and
-    stored once; otherwise four features are interleaved (independent additions), and for a subset the block's
-    channels are first gathered into one contiguous buffer in the order of ``samples`` (HistGradientBoosting's
-    "ordered gradients": one scattered read per row rather than one per feature).
+    Same result, bit for bit (``out`` as there: k' >= k columns, the sums in the first k): every bin receives its
+    samples' channels one addition at a time in the order of ``samples`` (rows 0..n-1 for None), starting from 0.0,
+    as :func:`histogram` does.  Only the loop order differs: blocks of rows (whose channels stay in cache), within a
+    block one feature at a time (so its bins stay in cache too): for 8..24 channels (even) a run of consecutive
+    samples in one bin (a dominant bin, e.g. MNIST's zero pixels) is summed in registers (SSE2, or AVX where the CPU
+    has it) and stored once; otherwise four features are interleaved (independent additions), and for a subset the
+    block's channels are first gathered into one contiguous buffer in the order of ``samples``
+    (HistGradientBoosting's "ordered gradients": one scattered read per row rather than one per feature).
+
+    ``counts``: out's column k (out has at least k + 1 columns) also gets each bin's row count, as a last channel of
+    ones would (1.0 added per row): a ones column is added to the gathered channels (those of every row are then
+    gathered too).
     """
-    cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], k = channels.shape[1]
+    cdef Py_ssize_t d = codes_t.shape[0], n = codes_t.shape[1], kin = channels.shape[1], ks = out.shape[1]
+    cdef Py_ssize_t k = kin + counts  # the channels summed
     cdef Py_ssize_t m, t, t0, t1, i, j, step
     cdef Py_ssize_t o0, o1, o2, o3
     cdef const code_t* c0
@@ -117,9 +140,13 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
     cdef const Py_ssize_t* rp = NULL
     cdef bint every = samples is None
     cdef const Py_ssize_t[::1] rows = _rows(f"codes_t {d}x{n}", n, d, offsets, channels, samples, out)
+    if ks < k:
+        raise ValueError(f"shape mismatch: {kin} channels and a count, out {out.shape[0]}x{ks}")
+    if counts and every:
+        rows, every = np.arange(n, dtype=np.intp), False
     m = n if every else rows.shape[0]
     step = max(256, 32768 // max(k, 1))  # a block's channels: about 256 KiB
-    out[:, :] = 0.0
+    out[:, :k] = 0.0
     if m == 0 or k == 0 or d == 0:
         return np.asarray(out)
     if not every:
@@ -133,7 +160,7 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
         t0 = 0
         while t0 < m:
             t1 = min(t0 + step, m)
-            if code_t is code8:  # runs in registers: uint8 codes
+            if code_t is code8 and ks == k and not counts:  # runs in registers: uint8 codes, bins k apart
                 if _run(base, &codes_t[0, 0], offsets[0], ch, k, rp, t0, t1):
                     for j in range(1, d):
                         _run(base, &codes_t[j, 0], offsets[j], ch, k, rp, t0, t1)
@@ -142,42 +169,28 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
             src = ch + t0 * k  # the block's channels, row t - t0 at src + (t - t0) k
             if not every:
                 for t in range(t0, t1):
-                    memcpy(gathered + (t - t0) * k, ch + rows[t] * k, k * sizeof(double))
+                    memcpy(gathered + (t - t0) * k, ch + rows[t] * kin, kin * sizeof(double))
+                    if counts:
+                        gathered[(t - t0) * k + kin] = 1.0
                 src = gathered
             j = 0
             while j + 4 <= d:
                 c0, c1, c2, c3 = &codes_t[j, 0], &codes_t[j + 1, 0], &codes_t[j + 2, 0], &codes_t[j + 3, 0]
                 o0, o1, o2, o3 = offsets[j], offsets[j + 1], offsets[j + 2], offsets[j + 3]
-                if k == 2:  # a stump's two channels, and below a tree's two and count: k constant, the adds unrolled
-                    for t in range(t0, t1):
-                        i = t if every else rows[t]
-                        _add(base + (o0 + c0[i]) * 2, src + (t - t0) * 2, 2)
-                        _add(base + (o1 + c1[i]) * 2, src + (t - t0) * 2, 2)
-                        _add(base + (o2 + c2[i]) * 2, src + (t - t0) * 2, 2)
-                        _add(base + (o3 + c3[i]) * 2, src + (t - t0) * 2, 2)
-                    j += 4
-                    continue
-                if k == 3:
-                    for t in range(t0, t1):
-                        i = t if every else rows[t]
-                        _add(base + (o0 + c0[i]) * 3, src + (t - t0) * 3, 3)
-                        _add(base + (o1 + c1[i]) * 3, src + (t - t0) * 3, 3)
-                        _add(base + (o2 + c2[i]) * 3, src + (t - t0) * 3, 3)
-                        _add(base + (o3 + c3[i]) * 3, src + (t - t0) * 3, 3)
-                    j += 4
-                    continue
-                for t in range(t0, t1):
-                    i = t if every else rows[t]
-                    _add(base + (o0 + c0[i]) * k, src + (t - t0) * k, k)
-                    _add(base + (o1 + c1[i]) * k, src + (t - t0) * k, k)
-                    _add(base + (o2 + c2[i]) * k, src + (t - t0) * k, k)
-                    _add(base + (o3 + c3[i]) * k, src + (t - t0) * k, k)
+                if k == 2 and ks == 2:  # a stump's two channels: the strides constant, the adds unrolled
+                    _four(base, 2, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
+                elif k == 2 and ks == 3:  # a tree root's two channels, beside its count column
+                    _four(base, 3, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
+                elif k == 3 and ks == 3:  # a tree node's two channels and count
+                    _four(base, 3, src, 3, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
+                else:
+                    _four(base, ks, src, k, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
                 j += 4
             while j < d:
                 c0, o0 = &codes_t[j, 0], offsets[j]
                 for t in range(t0, t1):
                     i = t if every else rows[t]
-                    _add(base + (o0 + c0[i]) * k, src + (t - t0) * k, k)
+                    _add(base + (o0 + c0[i]) * ks, src + (t - t0) * k, k)
                 j += 1
             t0 = t1
     free(gathered)
@@ -442,9 +455,22 @@ def route_rows(const unsigned char[:, ::1] codes_t, node, const Py_ssize_t[::1] 
     return node
 
 
+cdef inline Py_ssize_t _first_within(const double* s, Py_ssize_t n, double lo, double top, double rtol) noexcept nogil:
+    """The first i with s[i] <= lo + ``rtol`` x ``top`` (lo, top: the least finite entry and the largest finite
+    |entry|); 0 when lo is not finite (no entry finite)."""
+    cdef Py_ssize_t i
+    cdef double thr = lo + rtol * top
+    if lo < INFINITY:
+        for i in range(n):
+            if s[i] <= thr:
+                return i
+    return 0
+
+
 def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ssize_t[::1] n_bins, bint counted,
               bint distinct, double[:, ::1] L, double[:, ::1] R, unsigned char[::1] valid, Py_ssize_t[::1] index,
-              double[::1] total):
+              double[::1] total, const double[:, ::1] minus=None, double[:, ::1] diff=None, double[::1] scores=None,
+              double b0=0.0, double d0=0.0, double rtol=0.0):
     """The splits "code_j <= b" of a node from its flat histogram ``H`` (B, k): b below feature j's last bin,
     features in order, then b (the C candidates of :attr:`csrepro.weak.binning.BinnedData.candidates`).
 
@@ -457,6 +483,14 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
     features' bins must tile 0..B-1 in order (a mapper's offsets); k <= 256.  The reference's arithmetic, bit for bit: one
     running sum S per channel over the flat bin axis from 0.0 (as ``np.cumsum``); with P = S at the bin before
     feature j (0.0 for j = 0), L = S_b - P, the feature's total T = S at its last bin - P, and R = T - L.
+
+    ``minus``: None, or a histogram (B, k) that the node's lacks: the node's histogram is then H - ``minus`` (each
+    entry one subtraction, as ``np.subtract``; e.g. a tree node's from its parent's and its sibling's), written to
+    ``diff`` (B, k; H itself allowed) in the same pass.
+
+    ``scores``: None, or (2C,) for two channels (k' = 2): the candidates written are also scored as by
+    :func:`weighted_errors` (the channels as (pos, neg), the base ``b0``, ``d0``) into ``scores[:2w]``, in the pass
+    that writes R; then (w, :func:`best_score` of those scores with ``rtol``) is returned, the same values.
     """
     cdef Py_ssize_t B = H.shape[0], k = H.shape[1], d = offsets.shape[0], kk = k - (1 if counted else 0)
     cdef Py_ssize_t C = 0, j, w
@@ -471,11 +505,30 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
                          f"total {total.shape[0]}")
     if k > SCAN_MAXK:
         raise ValueError(f"node_scan sums at most {SCAN_MAXK} channels, got {k}")
+    if scores is not None and (kk != 2 or scores.shape[0] != 2 * C):
+        raise ValueError(f"scores: two channels (got {kk}) and 2C = {2 * C} entries (got {scores.shape[0]})")
+    if (minus is None) != (diff is None) or (minus is not None and (minus.shape[0] != B or minus.shape[1] != k
+                                                                    or diff.shape[0] != B or diff.shape[1] != k)):
+        raise ValueError(f"minus and diff: both None or both {B}x{k} (H's shape)")
     cdef double* left = NULL  # the left count of each candidate written of the feature in hand
     cdef double dummy = 0.0
+    cdef const double* M = NULL
+    cdef double* D = NULL
+    cdef _errors E
+    cdef _errors* Ep = NULL
+    cdef double lo = INFINITY, every = INFINITY, top = 0.0
+    cdef bint nan
     total[:] = 0.0
-    if B == 0 or k == 0:
+    if (B == 0 or k == 0) and scores is None:
         return 0
+    if B == 0 or k == 0:
+        return 0, 0, NAN
+    if minus is not None:
+        M = &minus[0, 0]
+        D = &diff[0, 0]
+    if scores is not None and C:
+        _errors_start(&E, &scores[0], b0, d0)
+        Ep = &E
     if counted:
         left = <double*>malloc(B * sizeof(double))
         if left == NULL:
@@ -483,9 +536,14 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
     with nogil:  # the loop in C (include/histogram_simd.h): one running sum per channel, in registers for k <= 3
         w = _node_scan(k, &H[0, 0], &n_bins[0], d, counted, distinct, &L[0, 0] if C else &dummy, L.strides[0] // 8,
                        &R[0, 0] if C else &dummy, R.strides[0] // 8, &valid[0] if C else NULL,
-                       &index[0] if C else NULL, &total[0] if kk else &dummy, left)
+                       &index[0] if C else NULL, &total[0] if kk else &dummy, left, M, D, Ep)
     free(left)
-    return w
+    if scores is None:
+        return w
+    if w == 0:
+        return w, 0, NAN
+    nan = _errors_end(&E, w, &every, &lo, &top)
+    return w, _first_within(&scores[0], 2 * w, lo, top, rtol), (NAN if nan else every)
 
 
 def class_channels(const double[::1] w, const double[::1] y, double[:, ::1] out):
@@ -581,20 +639,20 @@ def weighted_errors(const double[::1] pos_left, const double[::1] pos_right, con
     labelled splits, C candidates, with :func:`error_sums`' b and d (each one addition, then their sum: NumPy's
     bits), and inf where ``valid`` is 0: at 2c d = ``neg_right[c]`` + ``d0``, b = ``pos_left[c]`` + ``b0``; at
     2c + 1 d = ``neg_left[c]`` + ``d0``, b = ``pos_right[c]`` + ``b0``; into ``scores`` (2C,).  Returns
-    :func:`best_score` of them with ``rtol``, in the same call."""
-    cdef Py_ssize_t C = pos_left.shape[0], c
+    :func:`best_score` of them with ``rtol``: its range pass done as the scores are written (one pass)."""
+    cdef Py_ssize_t C = pos_left.shape[0]
+    cdef double lo = INFINITY, every = INFINITY, top = 0.0
+    cdef bint nan = C == 0
     if pos_right.shape[0] != C or neg_left.shape[0] != C or neg_right.shape[0] != C or valid.shape[0] != C \
             or scores.shape[0] != 2 * C:
         raise ValueError(f"shape mismatch: sums {C}, {pos_right.shape[0]}, {neg_left.shape[0]}, "
                          f"{neg_right.shape[0]}; valid {valid.shape[0]}, scores {scores.shape[0]} (2C)")
+    if C == 0:
+        return 0, NAN
     with nogil:
-        for c in range(C):
-            if valid[c]:
-                scores[2 * c] = (neg_right[c] + d0) + (pos_left[c] + b0)
-                scores[2 * c + 1] = (neg_left[c] + d0) + (pos_right[c] + b0)
-            else:
-                scores[2 * c] = scores[2 * c + 1] = INFINITY
-    return best_score(scores, rtol)
+        nan = _weighted_errors(&pos_left[0], &pos_right[0], &neg_left[0], &neg_right[0], &valid[0], b0, d0, C,
+                               &scores[0], &every, &lo, &top)
+    return _first_within(&scores[0], 2 * C, lo, top, rtol), (NAN if nan else every)
 
 
 def least_squares_losses(const double[::1] w_left, const double[::1] wz_left, const double[::1] w_right,
@@ -626,19 +684,14 @@ def best_score(const double[::1] scores, double rtol):
     """(i, low): i the first index whose score is at most low' + ``rtol`` x max |score| over the finite scores
     (low' their least; 0 when none is finite), and low = ``scores.min()`` (NaN when a score is NaN; NaN for no
     scores).  Candidates tied to rounding are so broken by position; one pass and a short second one."""
-    cdef Py_ssize_t n = scores.shape[0], i, first = 0
-    cdef double lo = INFINITY, every = INFINITY, top = 0.0, thr
+    cdef Py_ssize_t n = scores.shape[0]
+    cdef double lo = INFINITY, every = INFINITY, top = 0.0
     cdef bint nan = n == 0
-    with nogil:
-        if n:  # the least entry, the least finite one and the largest finite |entry| in one SIMD pass
-            nan = _score_range(&scores[0], n, &every, &lo, &top)
-        if lo < INFINITY:  # some entry finite
-            thr = lo + rtol * top
-            for i in range(n):
-                if scores[i] <= thr:
-                    first = i
-                    break
-    return first, (NAN if nan else every)
+    if n == 0:
+        return 0, NAN
+    with nogil:  # the least entry, the least finite one and the largest finite |entry| in one SIMD pass
+        nan = _score_range(&scores[0], n, &every, &lo, &top)
+    return _first_within(&scores[0], n, lo, top, rtol), (NAN if nan else every)
 
 
 def tree_leaves(const double[:, :] X, const Py_ssize_t[:] feature, const double[:] threshold,

@@ -56,11 +56,16 @@ def route_rows(codes_t, node, feature, threshold_bin, left, right):
     return node
 
 
-def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total):
+def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total, minus=None, diff=None, scores=None,
+              b0=0.0, d0=0.0, rtol=0.0):
     """Left / right sums (k', w) of the splits "code_j <= b" of the node with histogram ``H``, from one cumulative
     sum over the flat bin axis: every one, or (``distinct``) those whose left sums differ in some bit from the
     previous candidate's of the same feature; ``valid``: both sides hold samples (``counted``: H's last channel
-    counts them); ``index``: their positions among all candidates.  Returns w."""
+    counts them); ``index``: their positions among all candidates.  ``minus`` (not None): the node's histogram is
+    H - minus, written to ``diff`` first.  Returns w; with ``scores`` (2C,), also :func:`weighted_errors` of the w
+    candidates (channels (pos, neg), base ``b0``, ``d0``) into ``scores[:2w]``, and returns (w, its pick)."""
+    if minus is not None:
+        H = np.subtract(H, minus, out=diff)
     offsets, n_bins = np.asarray(offsets), np.asarray(n_bins)
     last = offsets + n_bins - 1
     flat = np.setdiff1d(np.arange(H.shape[0]), last)
@@ -81,7 +86,9 @@ def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total):
     valid[:w] = ((left[-1] > 0.5) & (right[-1] > 0.5))[keep] if counted else 1
     L[:, :w], R[:, :w], index[:w] = left[:kk, keep], right[:kk, keep], keep
     total[:] = totals[:kk, 0] if len(offsets) else 0.0
-    return w
+    if scores is None:
+        return w
+    return (w, *weighted_errors(L[0, :w], R[0, :w], L[1, :w], R[1, :w], valid[:w], b0, d0, rtol, scores[:2 * w]))
 
 
 def class_channels(w, y, out):

@@ -176,6 +176,14 @@ class SparseLayout:
         return len(self.indices)
 
 
+def _into(out: np.ndarray | None, H: np.ndarray) -> np.ndarray:
+    """``H`` when ``out`` is None, else ``out`` with ``H`` in its first columns."""
+    if out is None:
+        return H
+    out[:, :H.shape[1]] = H
+    return out
+
+
 class BinnedData:
     """The training data of a weak learner (:mod:`csrepro.weak.base`): raw ``X``, ``codes`` (n, d) int32,
     the ``mapper``; binned once per fit, on first use of ``codes`` or ``mapper`` (learners on raw features,
@@ -266,9 +274,13 @@ class BinnedData:
             return None
         return SparseLayout.build(self.codes_fm, self.mapper.counts)
 
-    def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None) -> np.ndarray:
+    def histogram(self, channels: np.ndarray, samples: np.ndarray | None = None, out: np.ndarray | None = None,
+                  counts: bool = False) -> np.ndarray:
         """Sums of ``channels`` (n, k) per flat bin, shape (total_bins, k), over ``samples`` (None: all; an index
-        array, duplicates counting twice).
+        array, duplicates counting twice); ``out``: None, or a C-contiguous array (total_bins, k') with k' >= k whose
+        first k columns get the sums (the others are left as they are: e.g. a tree's sample counts) and is returned.
+        ``counts``: the sums of a last channel of ones too (each bin's sample count; ``histogram_fm`` adds it to the
+        channels it gathers, other passes sum the channels with a column of ones, ``with_counts``).
 
         With a :attr:`layout` (uniform binnings) :meth:`histogram_nodes`' pass (a subset as node 0: rows in
         increasing order), unless ``samples`` repeats a row or is so small that reading its rows of every
@@ -277,19 +289,24 @@ class BinnedData:
         the same sums, bit for bit, in a cache-friendlier loop order)."""
         channels = np.ascontiguousarray(channels, dtype=np.float64)
         lay = self.layout
+        fm = self.backend == "cython" and self.codes_columns is not None
+        if counts and (lay is not None or not fm):  # the count as a channel of ones
+            channels = self.kernel.with_counts(channels, np.empty((len(channels), channels.shape[1] + 1)))
+            counts = False
         if lay is not None:
             if samples is None:
-                return self.histogram_nodes(channels, None, 1)[0]
+                return _into(out, self.histogram_nodes(channels, None, 1)[0])
             samples = np.asarray(samples, dtype=np.intp)
             dense_cost = len(samples) * self.n_features
             sparse_cost = self.n_samples * (1 + int(np.count_nonzero(lay.default < 0))) + lay.n_entries
             if sparse_cost < dense_cost:
                 member = np.bincount(samples, minlength=self.n_samples)
                 if member.max(initial=0) <= 1:
-                    return self.histogram_nodes(channels, (member - 1).astype(np.int32), 1)[0]
-        out = np.empty((self.mapper.total_bins, channels.shape[1]))
-        if self.backend == "cython" and self.codes_columns is not None:
-            return self.kernel.histogram_fm(self.codes_columns, self.mapper.offsets, channels, samples, out)
+                    return _into(out, self.histogram_nodes(channels, (member - 1).astype(np.int32), 1)[0])
+        if out is None:
+            out = np.empty((self.mapper.total_bins, channels.shape[1] + counts))
+        if fm:
+            return self.kernel.histogram_fm(self.codes_columns, self.mapper.offsets, channels, samples, out, counts)
         return self.kernel.histogram(self.codes, self.mapper.offsets, channels, samples, out)
 
     def histogram_nodes(self, channels: np.ndarray, node: np.ndarray | None, n_nodes: int) -> np.ndarray:

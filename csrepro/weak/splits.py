@@ -3,7 +3,8 @@
 For a node with flat histogram H (total_bins, k), the split "code_j <= b" sends the channel
 sums L = sum_{b' <= b} H[j, b'] left and R = T - L right (T: the node total); one cumulative
 sum over the flat bin axis gives every candidate of every feature at once (the kernel
-``node_scan`` of :mod:`csrepro._kernels.histogram`, one pass; ``best_score`` picks the winner).
+``node_scan`` of :mod:`csrepro._kernels.histogram`, one pass; ``best_score`` picks the winner; :func:`scan_pick`
+scores the labelled splits of AdaBoost's weighted error in that pass).
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ import numpy as np
 from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS, BinnedData
 from csrepro.weak.criteria import Discrete, weighted_error
+
+
+#: first_min's default tolerance
+FIRST_RTOL = 1e-12
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,7 +39,8 @@ class NodeScan:
     index: np.ndarray | None = None
 
 
-def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: bool = False) -> NodeScan:
+def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: bool = False,
+              minus: np.ndarray | None = None) -> NodeScan:
     """Left/right sums of every split of the node with histogram ``H``.
 
     ``counted``: the last channel of ``H`` counts samples; a split is then valid when both sides
@@ -43,20 +49,44 @@ def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: 
     some bit) from the previous split's of the same feature -- a split at a bin without rows of the node equals
     the one before it, and a tie goes to the first (its scores are equal, bit for bit) -- with their ``index``;
     in a child node of data with many distinct values (one bin per value) most bins hold none of its rows.
+    ``minus``: None, or the histogram of rows of ``H`` outside the node (e.g. its sibling's, H its parent's): the
+    node's histogram is then H - minus, written over ``H`` (C-contiguous float64) in the scan's pass.
     """
+    return _scan(data, H, counted, distinct, minus)
+
+
+def scan_pick(data: BinnedData, H: np.ndarray, criterion: Discrete, base=None, counted: bool = False,
+              distinct: bool = False, minus: np.ndarray | None = None,
+              rtol: float = FIRST_RTOL) -> tuple[NodeScan, tuple[np.ndarray, int, float]]:
+    """(:func:`scan_node`, :func:`discrete_pick` of it with ``base`` and ``rtol``); for
+    :func:`~csrepro.weak.criteria.weighted_error` (two channels) the kernel ``node_scan`` scores the splits as it
+    writes them, in the scan's pass (the same scores and pick)."""
+    if criterion.errors is not weighted_error:
+        scan = scan_node(data, H, counted, distinct, minus)
+        return scan, discrete_pick(scan, criterion, base, rtol)
+    return _scan(data, H, counted, distinct, minus, (*_error_base(base), rtol))
+
+
+def _scan(data, H, counted, distinct, minus, errors=None):
+    """:func:`scan_node`; with ``errors`` (b0, d0, rtol), (the scan, its weighted errors' pick) (:func:`scan_pick`)."""
     m = data.mapper
     C, kk = len(data.candidates[0]), H.shape[1] - bool(counted)
     L, R, valid, total = np.empty((kk, C)), np.empty((kk, C)), np.empty(C, dtype=bool), np.empty(kk)
     index = np.empty(C, dtype=np.intp)
-    w = data.kernel.node_scan(np.ascontiguousarray(H, dtype=np.float64), m.offsets, m.n_bins, counted, distinct, L,
-                              R, valid.view(np.uint8), index, total)
+    if minus is None:
+        H = np.ascontiguousarray(H, dtype=np.float64)
+    args = (H, m.offsets, m.n_bins, counted, distinct, L, R, valid.view(np.uint8), index, total, minus,
+            None if minus is None else H)
+    if errors is None:
+        w = data.kernel.node_scan(*args)
+    else:
+        scores = np.empty(2 * C)
+        w, first, low = data.kernel.node_scan(*args, scores, *errors)
     if not distinct:
-        return NodeScan(L.T, R.T, valid, total)
-    return NodeScan(L[:, :w].T, R[:, :w].T, valid[:w], total, index[:w])
-
-
-#: first_min's default tolerance
-FIRST_RTOL = 1e-12
+        scan = NodeScan(L.T, R.T, valid, total)
+    else:
+        scan = NodeScan(L[:, :w].T, R[:, :w].T, valid[:w], total, index[:w])
+    return scan if errors is None else (scan, (scores[:2 * w], first, low))
 
 
 def first_min(scores: np.ndarray, rtol: float = FIRST_RTOL) -> int:

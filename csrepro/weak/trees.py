@@ -2,7 +2,8 @@
 
 Each step splits the leaf and threshold that most lower the criterion (the scan of
 :mod:`csrepro.weak.splits`, as for stumps, on the leaf's histogram).  A child's histogram
-comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it.
+comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it (written over the parent's
+in the sibling's scan).
 A sample-count channel rides along, so splits leaving a side without samples are excluded.
 A leaf's scan keeps its distinct splits only (a bin holding none of the leaf's rows repeats the split before
 it, bit for bit: same scores, and a tie goes to the first), so that a child of data with one bin per distinct
@@ -43,7 +44,7 @@ import numpy as np
 from csrepro._kernels import backend
 from csrepro.weak.binning import KERNELS, BinnedData
 from csrepro.weak.criteria import Discrete, SignRegression
-from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_pick, first_min, scan_node
+from csrepro.weak.splits import FIRST_RTOL, cell_losses, discrete_pick, first_min, scan_node, scan_pick
 
 RTOL = 1e-12  # relative decrease of the criterion below which a split counts as no gain
 _NO_SPLIT = np.array([np.inf])  # the candidate scores of a leaf that may not be split
@@ -79,26 +80,38 @@ class Tree:
 
 def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
     """The root's histogram of ``channels`` with a sample-count channel last: the channels' pass (the bits of the
-    pass over the counted channels, channel by channel) beside the bins' row counts (exact, summed once per data)."""
+    pass over the counted channels, channel by channel), written beside the bins' row counts (exact, summed once per
+    data)."""
     if "bin_counts" not in data.cache:
         data.cache["bin_counts"] = data.histogram(np.ones((data.n_samples, 1)))[:, 0]
     k = np.shape(channels)[1]
-    H, Hk = np.empty((data.mapper.total_bins, k + 1)), data.histogram(channels)
-    for c in range(k):  # column by column: one long strided copy each (faster than k-wide rows)
-        H[:, c] = Hk[:, c]
+    H = np.empty((data.mapper.total_bins, k + 1))
     H[:, k] = data.cache["bin_counts"]
-    return H
+    return data.histogram(channels, out=H)
 
 
 class _Leaf:
     """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
-    may still be split, its rows (None: all), histogram ``H`` and candidate ``scan``."""
+    may still be split, its rows (None: all), histogram ``H`` (less ``minus`` until scanned) and candidate ``scan``
+    (made by :meth:`scanned` when the leaf's splits are first scored)."""
 
-    def __init__(self, node, total, rows=None, H=None, data=None, depth=0):
-        self.node, self.rows, self.H, self.label, self.depth = node, rows, H, 0.0, depth
-        self.scan = None if H is None else scan_node(data, H, counted=True, distinct=True)
-        self.total = self.scan.total if total is None else total
+    def __init__(self, node, total, rows=None, H=None, depth=0, minus=None):
+        self.node, self.rows, self.H, self.label, self.depth, self.minus = node, rows, H, 0.0, depth, minus
+        self.total, self.scan = total, None
         self.cells = None  # cells criterion: (loss here, change of the loss for each split, their pick), computed once
+
+    def scanned(self, data, criterion=None, base=None):
+        """Make the leaf's ``scan`` (of H less ``minus``, written over H; ``total`` from it where not given); with a
+        Discrete ``criterion``, return its pick with ``base`` (:func:`~csrepro.weak.splits.scan_pick`: in the scan's
+        pass for the weighted error)."""
+        if criterion is None:
+            self.scan, picked = scan_node(data, self.H, counted=True, distinct=True, minus=self.minus), None
+        else:
+            self.scan, picked = scan_pick(data, self.H, criterion, base, counted=True, distinct=True, minus=self.minus)
+        self.minus = None
+        if self.total is None:
+            self.total = self.scan.total
+        return picked
 
 
 class TreeLearner:
@@ -143,12 +156,12 @@ class TreeLearner:
         if len(data.candidates[0]) == 0:
             return None
         channels = np.ascontiguousarray(channels, dtype=np.float64)
-        counted = data.kernel.with_counts(channels, np.empty((len(channels), channels.shape[1] + 1)))  # last: counts
         discrete = isinstance(criterion, Discrete)
         nodes = {"feature": [-1], "threshold": [np.nan], "left": [-1], "right": [-1]}
-        leaves = [_Leaf(0, None, None, _root_histogram(data, channels), data)]
+        leaves = [_Leaf(0, None, None, _root_histogram(data, channels))]
         while len(leaves) < self.max_leaves:
-            scores, picks, current, tol = (self._discrete_scores if discrete else self._cell_scores)(leaves, criterion)
+            scores, picks, current, tol = (self._discrete_scores if discrete else self._cell_scores)(data, leaves,
+                                                                                                     criterion)
             best_leaf = int(np.argmin([low for _, low in picks]))  # as argmin of each leaf's scores.min()
             if self.max_depth is None:
                 best = picks[best_leaf][0]  # first_min(scores[best_leaf])
@@ -162,35 +175,37 @@ class TreeLearner:
             c, flip = divmod(best, 2) if discrete else (best, 0)
             last = len(leaves) + 2 == self.max_leaves or (self.max_depth is not None
                                                           and leaf.depth + 1 >= self.max_depth)
-            new = self._split(data, counted, nodes, leaf, c, last=last, keep_rows=keep_rows)
+            new = self._split(data, channels, nodes, leaf, c, last=last, keep_rows=keep_rows)
             if discrete:
                 new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
             leaves[best_leaf:best_leaf] = new
         return self._tree(nodes, leaves, criterion, discrete), leaves
 
     @staticmethod
-    def _discrete_scores(leaves, criterion):
+    def _discrete_scores(data, leaves, criterion):
         """Whole-tree scores of every labelled split of every leaf, their picks (``best_score``: first index, least
-        score); the current tree's score; tolerance."""
+        score); the current tree's score; tolerance.  A leaf not yet scanned is scanned with its pick."""
+        if leaves[0].label == 0:  # the root: its split is always made, no other leaf
+            scores, first, low = leaves[0].scanned(data, criterion)
+            return [scores], [(first, low)], np.inf, 0.0
         zero = np.zeros_like(leaves[0].total)
         pos = sum((lf.total for lf in leaves if lf.label > 0), zero)
         neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
-        if leaves[0].label == 0:  # the root: its split is always made
-            current = np.inf
-        else:
-            current = float(criterion.score(pos[None], neg[None])[0])
+        current = float(criterion.score(pos[None], neg[None])[0])
         rest = [(pos - lf.total * (lf.label > 0), neg - lf.total * (lf.label < 0)) for lf in leaves]
-        picked = [_NO_PICK if lf.scan is None else discrete_pick(lf.scan, criterion, base if lf.label else None)
-                  for lf, base in zip(leaves, rest)]
+        picked = [_NO_PICK if lf.H is None else discrete_pick(lf.scan, criterion, base) if lf.scan is not None
+                  else lf.scanned(data, criterion, base) for lf, base in zip(leaves, rest)]
         return ([s for s, _, _ in picked], [(i, low) for _, i, low in picked], current,
                 RTOL * abs(current) if np.isfinite(current) else 0.0)
 
     @staticmethod
-    def _cell_scores(leaves, criterion):
+    def _cell_scores(data, leaves, criterion):
         """Change of the summed cell loss for every split of every leaf, their picks (as :meth:`_discrete_scores`);
         0 (inf at the root); tolerance."""
         for lf in leaves:  # a leaf's split gains, and so its pick, do not change while other leaves split
             if lf.cells is None:
+                if lf.H is not None:
+                    lf.scanned(data)
                 here = float(criterion.loss(lf.total, criterion.value(lf.total)))
                 gains = _NO_SPLIT if lf.scan is None else cell_losses(lf.scan, criterion) - here
                 gains = np.ascontiguousarray(gains, dtype=np.float64)
@@ -200,7 +215,7 @@ class TreeLearner:
         return (scores, picks, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, picks, np.inf, 0.0)
 
     @staticmethod
-    def _split(data, counted, nodes, leaf, c, last, keep_rows=False):
+    def _split(data, channels, nodes, leaf, c, last, keep_rows=False):
         """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves (``last``: sums only,
         and their rows with ``keep_rows``)."""
         _, feature, b = data.candidates
@@ -221,10 +236,10 @@ class TreeLearner:
         if last:
             return [_Leaf(ids[s], totals[s], kids[s], depth=depth) for s in (0, 1)]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
-        H_small = data.histogram(counted, kids[small])
-        H_big = np.subtract(leaf.H, H_small, out=leaf.H)  # the parent's histogram is not needed any more
-        H = [H_small, H_big] if small == 0 else [H_big, H_small]
-        return [_Leaf(ids[s], totals[s], kids[s], H[s], data, depth) for s in (0, 1)]
+        H_small = data.histogram(channels, kids[small], counts=True)  # a count channel last
+        # the big child's: the parent's histogram (not needed any more) minus the small child's, in its scan
+        hist = {small: (H_small, None), 1 - small: (leaf.H, H_small)}
+        return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], depth, hist[s][1]) for s in (0, 1)]
 
     @staticmethod
     def _tree(nodes, leaves, criterion, discrete) -> Tree:

@@ -86,9 +86,48 @@ def test_both_entry_points_refuse_mismatched_shapes(kernel, codes):
     offsets = np.array([0, 1], dtype=np.intp)
     with pytest.raises(ValueError, match=r"shape mismatch: codes(_t)? (3x2|2x3), offsets 2, channels 4x2"):
         kernel(codes, offsets, np.zeros((4, 2)), None, np.zeros((2, 2)))
-    with pytest.raises(ValueError, match=r"out 2x3"):
-        kernel(codes, offsets, np.zeros((3, 2)), None, np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"out 2x1"):
+        kernel(codes, offsets, np.zeros((3, 2)), None, np.zeros((2, 1)))
 
+
+@pytest.mark.parametrize("samples", [None, np.array([4, 0, 0, 3])])
+def test_wider_out_gets_the_sums_in_its_first_columns(samples):
+    """``out`` with more columns than channels (a tree's count column beside them): the same sums, bit for bit, in
+    its first k columns, the others untouched; both entry points and the reference."""
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 5, (6, 3)).astype(np.int32)
+    offsets, ch = np.arange(3, dtype=np.intp) * 5, rng.normal(size=(6, 2))
+    want = histogram_ref.histogram(codes, offsets, ch, samples, np.empty((15, 2)))
+    for got in (histogram.histogram(codes, offsets, ch, samples, np.full((15, 3), 7.0)),
+                histogram.histogram_fm(np.ascontiguousarray(codes.T, dtype=np.uint16), offsets, ch, samples,
+                                       np.full((15, 3), 7.0)),
+                histogram_ref.histogram(codes, offsets, ch, samples, np.full((15, 3), 7.0))):
+        np.testing.assert_array_equal(got[:, 2], 7.0)
+        np.testing.assert_allclose(got[:, :2], want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(histogram.histogram_fm(np.ascontiguousarray(codes.T, dtype=np.uint8), offsets, ch,
+                                                         samples, np.full((15, 3), 7.0))[:, :2],
+                                  histogram.histogram(codes, offsets, ch, samples, np.empty((15, 2))))
+
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_feature_major_counts_equal_a_channel_of_ones(dtype):
+    """``counts``: the sums of the channels with a last channel of ones, bit for bit (all rows, subsets in any order
+    with repeats, a wider out, and k = 1..3 channels); out too narrow refused."""
+    rng = np.random.default_rng(2)
+    n, d = 3000, 5
+    codes = np.where(rng.random((n, d)) < 0.5, 0, rng.integers(0, 40, (n, d))).astype(np.int32)
+    offsets, codes_t = np.arange(d, dtype=np.intp) * 40, np.ascontiguousarray(codes.T, dtype=dtype)
+    for k in (1, 2, 3):
+        ch = rng.normal(size=(n, k))
+        ones = histogram_ref.with_counts(ch, np.empty((n, k + 1)))
+        for samples in (None, np.sort(rng.integers(0, n, 1000)), rng.integers(0, n, 1000)):
+            want = histogram.histogram_fm(codes_t, offsets, ones, samples, np.empty((d * 40, k + 1)))
+            got = histogram.histogram_fm(codes_t, offsets, ch, samples, np.full((d * 40, k + 2), 7.0), True)
+            np.testing.assert_array_equal(got[:, :k + 1], want)
+            np.testing.assert_array_equal(got[:, k + 1], 7.0)
+    with pytest.raises(ValueError, match="and a count, out"):
+        histogram.histogram_fm(codes_t, offsets, ch, None, np.empty((d * 40, k)), True)
 
 # ----------------------------------------------------------------------------- by-node histograms, sparse features
 
@@ -312,6 +351,59 @@ def test_node_scan_equals_reference_bit_for_bit(problem, empty_bins):
     np.testing.assert_array_equal(L, Ld[:, run])
     np.testing.assert_array_equal(valid, vd[run])
 
+
+
+@settings(max_examples=100, deadline=None)
+@given(scan_problems(), st.booleans(), st.booleans())
+def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, in_place):
+    """``minus``: the scan of H - minus (np.subtract's bits), written to ``diff`` (H itself or another array), as
+    the scan of that difference; both backends; shapes checked."""
+    H, offsets, n_bins, counted = problem
+    sibling = np.ascontiguousarray(np.random.default_rng(len(H)).normal(size=H.shape))
+    if counted:
+        sibling[:, -1] = np.random.default_rng(len(H) + 1).integers(0, 3, len(H))
+    parent = H + sibling
+    want = _scan(histogram_ref, np.subtract(parent, sibling), offsets, n_bins, counted, distinct)
+    for mod in (histogram, histogram_ref):
+        P = parent.copy()
+        diff = P if in_place else np.full_like(P, np.nan)
+        C, kk = int((n_bins - 1).sum()), H.shape[1] - counted
+        L, R, valid, total = np.empty((kk, C)), np.empty((kk, C)), np.zeros(C, np.uint8), np.empty(kk)
+        index = np.empty(C, dtype=np.intp)
+        w = mod.node_scan(P, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, diff)
+        assert diff.tobytes() == np.subtract(parent, sibling).tobytes()
+        for g, x in zip((L[:, :w], R[:, :w], valid[:w].astype(bool), index[:w], total), want):
+            np.testing.assert_array_equal(g, x)
+    with pytest.raises(ValueError, match="minus and diff"):
+        histogram.node_scan(parent, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(scan_problems(), st.booleans(), st.booleans(), st.sampled_from([0.0, 1e-12, 0.1]))
+def test_node_scan_scores_its_splits_as_weighted_errors(problem, distinct, root, rtol):
+    """``scores``: two channels scored as ``weighted_errors`` of the scan's outputs scores them, and its pick, bit for
+    bit; both backends; other channel counts refused."""
+    _, offsets, n_bins, counted = problem
+    rng = np.random.default_rng(int(n_bins.sum()))
+    H = np.abs(rng.normal(size=(int(n_bins.sum()), 2 + counted)))  # two class channels (and a count)
+    if counted:
+        H[:, -1] = rng.integers(0, 3, len(H))
+    H[rng.random(len(H)) < 0.3] = 0.0  # bins without rows
+    b0, d0 = (0.0, 0.0) if root else (0.25, 0.5)
+    C = int((n_bins - 1).sum())
+    for mod in (histogram, histogram_ref):
+        L, R, valid, index = np.empty((2, C)), np.empty((2, C)), np.zeros(C, np.uint8), np.empty(C, dtype=np.intp)
+        total, scores = np.empty(2), np.full(2 * C, np.nan)
+        w, first, low = mod.node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total, None, None,
+                                      scores, b0, d0, rtol)
+        want = np.empty(2 * w)
+        pick = histogram_ref.weighted_errors(L[0, :w], R[0, :w], L[1, :w], R[1, :w], valid[:w], b0, d0, rtol, want)
+        assert scores[:2 * w].tobytes() == want.tobytes() and first == pick[0]
+        np.testing.assert_array_equal(low, pick[1])
+        assert w == _scan(mod, H, offsets, n_bins, counted, distinct)[0].shape[1]
+    with pytest.raises(ValueError, match="scores: two channels"):
+        histogram.node_scan(np.ones((len(H), 4)), offsets, n_bins, False, distinct, np.empty((4, C)), np.empty((4, C)),
+                            valid, index, np.empty(4), None, None, scores)
 
 def test_node_scan_hand_computed_and_refuses_bad_layouts():
     H = np.array([[1.0, 1], [2, 2], [4, 0], [8, 1], [16, 3]])  # feature 0: bins 0-2, feature 1: bins 3-4; counted

@@ -184,3 +184,22 @@ def test_row_subsets_take_the_sparse_pass_unless_small_or_repeated():
     assert len(calls) == 2 and calls[0] is None  # all rows, then `big` as node 0; `small` and repeats: dense
     np.testing.assert_array_equal(np.flatnonzero(calls[1] == 0), big)
     assert calls[1].min() == -1
+
+
+@pytest.mark.parametrize("max_bins, spacing", [(None, "quantile"), (20, "quantile"), (10, "uniform"), (300, "uniform")])
+def test_histogram_counts_and_out(max_bins, spacing):
+    """``counts``: the histogram of the channels beside a channel of ones, bit for bit, on every pass (feature-major,
+    sparse layout, row-major beyond 256 bins, the NumPy backend); ``out``: its first columns filled, the rest kept."""
+    rng = np.random.default_rng(4)
+    X = np.where(rng.random((600, 3)) < 0.6, 0.0, rng.normal(size=(600, 3)))
+    ch = rng.random((600, 2))
+    ones = np.column_stack([ch, np.ones(600)])
+    for backend in BACKENDS:
+        with use_backend(backend):
+            data = BinnedData(X, max_bins, spacing=spacing)
+            for samples in (None, np.flatnonzero(rng.random(600) < 0.5), rng.integers(0, 600, 50)):
+                np.testing.assert_array_equal(data.histogram(ch, samples, counts=True), data.histogram(ones, samples))
+                out = np.full((data.mapper.total_bins, 4), 7.0)
+                np.testing.assert_array_equal(data.histogram(ch, samples, out=out, counts=True), out)
+                np.testing.assert_array_equal(out[:, :3], data.histogram(ones, samples))
+                np.testing.assert_array_equal(out[:, 3], 7.0)

@@ -246,29 +246,43 @@ static inline void csrepro_dense3x4(double* base, Py_ssize_t Bk, const unsigned 
    when none), *top the largest |finite| (0.0 when none); returns whether some entry is NaN.  Two entries at a time in
    SSE2 registers (min / max select an operand: the values are entries, only the sign of a zero minimum may differ
    from a scalar scan's), the last one scalar. */
+#if defined(__SSE2__)
+typedef struct { __m128d e, l, t, n; } csrepro_range2;  /* the range's SSE2 accumulators: lanes of even / odd i */
+static inline void csrepro_range_start(csrepro_range2* r) {
+    r->e = r->l = _mm_set1_pd(HUGE_VAL);
+    r->t = r->n = _mm_setzero_pd();
+}
+/* entries v (two) into the accumulators */
+static inline void csrepro_range_add(csrepro_range2* r, __m128d v) {
+    const __m128d inf = _mm_set1_pd(HUGE_VAL), av = _mm_andnot_pd(_mm_set1_pd(-0.0), v);
+    const __m128d fin = _mm_cmplt_pd(av, inf);  /* false for +-inf and NaN */
+    r->n = _mm_or_pd(r->n, _mm_cmpunord_pd(v, v));
+    r->e = _mm_min_pd(v, r->e);  /* a NaN v: e kept */
+    r->l = _mm_min_pd(_mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, inf)), r->l);
+    r->t = _mm_max_pd(_mm_and_pd(fin, av), r->t);
+}
+/* the lanes combined: *every, *lo, *top; whether some entry was NaN */
+static inline int csrepro_range_end(const csrepro_range2* r, double* every, double* lo, double* top) {
+    double x[2];
+    _mm_storeu_pd(x, r->e);
+    *every = x[1] < x[0] ? x[1] : x[0];
+    _mm_storeu_pd(x, r->l);
+    *lo = x[1] < x[0] ? x[1] : x[0];
+    _mm_storeu_pd(x, r->t);
+    *top = x[1] > x[0] ? x[1] : x[0];
+    return _mm_movemask_pd(r->n) != 0;
+}
+#endif
 static inline int csrepro_score_range(const double* s, Py_ssize_t n, double* every, double* lo, double* top) {
     double e = HUGE_VAL, l = HUGE_VAL, t = 0.0, x, a;
     int nan = 0;
     Py_ssize_t i = 0;
 #if defined(__SSE2__)
-    const __m128d inf = _mm_set1_pd(HUGE_VAL), sign = _mm_set1_pd(-0.0);
-    __m128d ve = inf, vl = inf, vt = _mm_setzero_pd(), vn = _mm_setzero_pd();
-    double r[2];
-    for (; i + 2 <= n; i += 2) {
-        __m128d v = _mm_loadu_pd(s + i), av = _mm_andnot_pd(sign, v);
-        __m128d fin = _mm_cmplt_pd(av, inf);  /* false for +-inf and NaN */
-        vn = _mm_or_pd(vn, _mm_cmpunord_pd(v, v));
-        ve = _mm_min_pd(v, ve);  /* a NaN v: ve kept */
-        vl = _mm_min_pd(_mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, inf)), vl);
-        vt = _mm_max_pd(_mm_and_pd(fin, av), vt);
-    }
-    nan = _mm_movemask_pd(vn) != 0;
-    _mm_storeu_pd(r, ve);
-    e = r[1] < r[0] ? r[1] : r[0];
-    _mm_storeu_pd(r, vl);
-    l = r[1] < r[0] ? r[1] : r[0];
-    _mm_storeu_pd(r, vt);
-    t = r[1] > r[0] ? r[1] : r[0];
+    csrepro_range2 r;
+    csrepro_range_start(&r);
+    for (; i + 2 <= n; i += 2)
+        csrepro_range_add(&r, _mm_loadu_pd(s + i));
+    nan = csrepro_range_end(&r, &e, &l, &t);
 #endif
     for (; i < n; i++) {
         x = s[i];
@@ -289,18 +303,70 @@ static inline int csrepro_score_range(const double* s, Py_ssize_t n, double* eve
     return nan;
 }
 
+/* ---- weighted_errors ---- */
+/* weighted_errors' scores (see histogram.pyx) written candidate by candidate, with csrepro_score_range's results on
+   them kept as they are written: in SSE2 a candidate's two scores are one register, added to the range's
+   accumulators as that pass adds them (the same lanes: the same results); otherwise that pass at the end. */
+typedef struct {
+#if defined(__SSE2__)
+    csrepro_range2 r;
+#endif
+    double* s;
+    double b0, d0;
+} csrepro_errors;
+static inline void csrepro_errors_start(csrepro_errors* e, double* s, double b0, double d0) {
+#if defined(__SSE2__)
+    csrepro_range_start(&e->r);
+#endif
+    e->s = s;
+    e->b0 = b0;
+    e->d0 = d0;
+}
+/* candidate c's scores s[2c] = (nr + d0) + (pl + b0), s[2c + 1] = (nl + d0) + (pr + b0); HUGE_VAL both unless ok */
+static inline void csrepro_errors_put(csrepro_errors* e, Py_ssize_t c, double pl, double pr, double nl, double nr,
+                                      int ok) {
+    const double s0 = ok ? (nr + e->d0) + (pl + e->b0) : HUGE_VAL, s1 = ok ? (nl + e->d0) + (pr + e->b0) : HUGE_VAL;
+    e->s[2 * c] = s0;
+    e->s[2 * c + 1] = s1;
+#if defined(__SSE2__)
+    csrepro_range_add(&e->r, _mm_set_pd(s1, s0));
+#endif
+}
+/* after C candidates: csrepro_score_range's results on s[0..2C-1] */
+static inline int csrepro_errors_end(const csrepro_errors* e, Py_ssize_t C, double* every, double* lo, double* top) {
+#if defined(__SSE2__)
+    (void)C;
+    return csrepro_range_end(&e->r, every, lo, top);
+#else
+    return csrepro_score_range(e->s, 2 * C, every, lo, top);
+#endif
+}
+static inline int csrepro_weighted_errors(const double* pl, const double* pr, const double* nl, const double* nr,
+                                          const unsigned char* valid, double b0, double d0, Py_ssize_t C, double* s,
+                                          double* every, double* lo, double* top) {
+    csrepro_errors e;
+    Py_ssize_t c;
+    csrepro_errors_start(&e, s, b0, d0);
+    for (c = 0; c < C; c++)
+        csrepro_errors_put(&e, c, pl[c], pr[c], nl[c], nr[c], valid[c]);
+    return csrepro_errors_end(&e, C, every, lo, top);
+}
+
 /* ---- node_scan ---- */
 #define CSREPRO_SCAN_MAXK 256
 /* node_scan's pass (see histogram.pyx for what it computes), k <= CSREPRO_SCAN_MAXK channels, H (B, k) contiguous, L
-   and R (kk, *) rows ls / rs doubles apart, left: B doubles of scratch.  Inlined with k = 2 and k = 3 (constant: the
+   and R (kk, *) rows ls / rs doubles apart, left: B doubles of scratch; M: NULL, or (B, k) subtracted from H (each
+   entry's difference written to D, which may be H, and scanned); E: NULL, or (kk = 2) the candidates written are
+   scored by weighted_errors into E as R is written.  Inlined with k = 2 and k = 3 (constant: the
    running sums stay in registers) and as is.  Bits: the scalar loop's subtractions and additions in its order. */
 static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         const Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d, int counted, int distinct,
         double* L, Py_ssize_t ls, double* R, Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
-        double* left) {
+        double* left, const double* M, double* D, csrepro_errors* E) {
     const Py_ssize_t kk = k - (counted ? 1 : 0);
-    double run[CSREPRO_SCAN_MAXK], before[CSREPRO_SCAN_MAXK], cur[CSREPRO_SCAN_MAXK], T[CSREPRO_SCAN_MAXK];
-    unsigned long long prev[CSREPRO_SCAN_MAXK];
+    /* k entries each (k <= CSREPRO_SCAN_MAXK): of constant size where k is, so kept in registers there */
+    double run[k], before[k], cur[k], T[k];
+    unsigned long long prev[k];
     Py_ssize_t b = 0, q = 0, w = 0, j, t, c, x;
     for (c = 0; c < k; c++) {
         run[c] = 0.0;
@@ -311,8 +377,14 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         for (c = 0; c < k; c++)
             before[c] = run[c];
         for (t = 0; t < m; t++, b++) {
-            for (c = 0; c < k; c++)
-                run[c] += H[b * k + c];
+            for (c = 0; c < k; c++) {
+                double h = H[b * k + c];
+                if (M) {
+                    h -= M[b * k + c];
+                    D[b * k + c] = h;
+                }
+                run[c] += h;
+            }
             if (t < m - 1) {
                 int fresh = !distinct || t == 0;
                 for (c = 0; c < k; c++) {
@@ -340,6 +412,8 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
             for (c = 0; c < kk; c++)
                 R[c * rs + x] = T[c] - L[c * ls + x];
             valid[x] = counted ? (left[x - w0] > 0.5 && T[k - 1] - left[x - w0] > 0.5) : 1;
+            if (E)
+                csrepro_errors_put(E, x, L[x], R[x], L[ls + x], R[rs + x], valid[x]);
         }
     }
     return w;
@@ -347,17 +421,20 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
 static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d,
                                            int counted, int distinct, double* L, Py_ssize_t ls, double* R,
                                            Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
-                                           double* left) {
+                                           double* left, const double* M, double* D, csrepro_errors* E) {
     /* constants where the loops are hot: a stump's two channels (every split), a tree node's two and a count
        (distinct splits) */
     if (k == 2 && !counted && !distinct)
-        return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left);
+        return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left, M, D, E);
     if (k == 3 && counted && distinct)
-        return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left);
+        return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left, M, D, E);
     switch (k) {
-    case 2: return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
-    case 3: return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
-    default: return csrepro_scan_body(k, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left);
+    case 2:
+        return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D, E);
+    case 3:
+        return csrepro_scan_body(3, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D, E);
+    default:
+        return csrepro_scan_body(k, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D, E);
     }
 }
 
