@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from csrepro.boosting.line_search import newton_line_search
+
 
 class Family(NamedTuple):
     """G = sum_j c_j exp(a_j) (times sum_k exp(-s_k) if ``paired``), a_j = s_j - ``shift(S, z)``."""
@@ -212,6 +214,20 @@ def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows
         X = work[rows]
     d = _sample_derivatives(A, B, X[:, :nu], X[:, nu:2 * nu], uniq, off, g, scale, family, outer)
     return tuple(float(np.sum(_weighted(t, sw))) for t in d)
+
+
+def line_search(A, B, scale, uniq, off, g, family, outer, work, tol, max_iter, start=None, rows=None, row_g=None,
+                row_off=None, sw=None, max_step=1e8):
+    """:func:`~csrepro.boosting.line_search.newton_line_search` on :func:`line_derivatives`; returns (alpha,
+    evaluations, the last alpha evaluated, whose factors are left in ``work``, or None)."""
+    evaluated = []
+
+    def derivatives(alpha):
+        evaluated.append(alpha)
+        return line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows, row_g, row_off, sw)
+
+    alpha, evaluations = newton_line_search(derivatives, tol=tol, max_iter=max_iter, max_step=max_step, start=start)
+    return alpha, evaluations, evaluated[-1] if evaluated else None
 
 
 def aggregate_cells(A, B, scale, rows, family, out, sw=None):

@@ -170,6 +170,39 @@ def test_line_search_survives_overflowing_trial_steps():
         assert line_totals(S, g, v, z, C, fam, out, a)[0] <= line_totals(S, g, v, z, C, fam, out, 0.0)[0]
 
 
+@pytest.mark.parametrize("name, scale, g_scale", [(name, s, gs) for name in LOSSES for s, gs in
+                                                   [(0.1, 1.0), (3.0, 1.0), (30.0, 50.0)]] + [("gel", 300.0, 50.0)])
+@pytest.mark.parametrize("cells", [False, True])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the reference's overflow at scale 300
+def test_line_search_is_newton_line_search_on_line_derivatives(name, scale, g_scale, cells):
+    """Each backend's line_search: newton_line_search on its line_derivatives, the same alpha bit for bit and the
+    same evaluations, from alpha = 0 or from given derivatives there, per sample or through cells' factors (GEL's
+    trial points at scale 300 all overflow); and the last alpha evaluated, whose factors stay in the buffer."""
+    loss, fam, out = _codes(name)
+    S, z, C, v, g, rows, row_g, row_off = _cells_problem(9, fam)
+    S, g, row_g = S * scale, g * g_scale, row_g * g_scale
+    C = loss.kernel_costs(C)
+    uniq = _groups(v)[0]
+    off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(len(z))
+    cell_args = (rows, row_g, row_off) if cells else (None, None, None)
+    for mod in (exp_losses, exp_losses_ref):
+        _, (A, B, sc), _ = _prepared(mod, S, v, z, C, fam, out)
+        B = A if B is None else B
+        work = np.empty((len(row_g) if cells else len(z), 2 * len(uniq)))
+        evaluated = []
+
+        def derivatives(alpha, mod=mod, A=A, B=B, sc=sc, work=work, evaluated=evaluated):
+            evaluated.append(alpha)
+            return mod.line_derivatives(A, B, sc, uniq, off, g, fam, out, alpha, work, *cell_args)
+
+        for start in (None, derivatives(0.0)):
+            evaluated.clear()
+            want = newton_line_search(derivatives, tol=1e-6, max_iter=100, start=start)
+            got = mod.line_search(A, B, sc, uniq, off, g, fam, out, work, 1e-6, 100, start, *cell_args)
+            assert got == (*want, evaluated[-1] if evaluated else None)
+            assert want[1] > 0 and np.isfinite(want[0])
+
+
 @pytest.mark.parametrize("name", LOSSES)
 @pytest.mark.parametrize("alpha", [0.8, -1.7])
 def test_apply_step_is_the_state_at_the_updated_scores(name, alpha):
