@@ -240,6 +240,15 @@ def aggregate_cells(A, B, scale, rows, family, out, sw=None):
     np.add.at(out, rows, W)
 
 
+def cell_line(values, a, b, row_g, codes=None, offset_index=None, rows=None):
+    """Each cell's weak-learner value a values + b (``n_off`` cells per value) into ``row_g``; with ``codes``, each
+    sample's cell codes n_off + offset_index into ``rows``."""
+    n_off = len(row_g) // len(values)
+    row_g[:] = np.repeat(a * values + b, n_off)
+    if codes is not None:
+        rows[:] = codes * n_off + offset_index
+
+
 def line_start(x, a, b, wh, g):
     """Fill ``g`` with a x + b; return sum_i wh[p, i] g_i^(p+1), the line's derivatives at 0."""
     g[:] = a * x + b
