@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from csrepro.boosting.line_search import newton_line_search
+
 
 class Family(NamedTuple):
     """G = sum_j c_j exp(a_j) (times sum_k exp(-s_k) if ``paired``), a_j = s_j - ``shift(S, z)``."""
@@ -214,6 +216,20 @@ def line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows
     return tuple(float(np.sum(_weighted(t, sw))) for t in d)
 
 
+def line_search(A, B, scale, uniq, off, g, family, outer, work, tol, max_iter, start=None, rows=None, row_g=None,
+                row_off=None, sw=None, max_step=1e8):
+    """:func:`~csrepro.boosting.line_search.newton_line_search` on :func:`line_derivatives`; returns (alpha,
+    evaluations, the last alpha evaluated, whose factors are left in ``work``, or None)."""
+    evaluated = []
+
+    def derivatives(alpha):
+        evaluated.append(alpha)
+        return line_derivatives(A, B, scale, uniq, off, g, family, outer, alpha, work, rows, row_g, row_off, sw)
+
+    alpha, evaluations = newton_line_search(derivatives, tol=tol, max_iter=max_iter, max_step=max_step, start=start)
+    return alpha, evaluations, evaluated[-1] if evaluated else None
+
+
 def aggregate_cells(A, B, scale, rows, family, out, sw=None):
     """Per-cell sums of scale_i A[i, u] (pairwise: of scale_i A[i, u] B[i, k], column u U + k); with ``sw``,
     scale_i times sw_i."""
@@ -222,6 +238,15 @@ def aggregate_cells(A, B, scale, rows, family, out, sw=None):
         W = (W[:, :, None] * B[:, None, :]).reshape(len(A), -1)
     out[:] = 0.0
     np.add.at(out, rows, W)
+
+
+def cell_line(values, a, b, row_g, codes=None, offset_index=None, rows=None):
+    """Each cell's weak-learner value a values + b (``n_off`` cells per value) into ``row_g``; with ``codes``, each
+    sample's cell codes n_off + offset_index into ``rows``."""
+    n_off = len(row_g) // len(values)
+    row_g[:] = np.repeat(a * values + b, n_off)
+    if codes is not None:
+        rows[:] = codes * n_off + offset_index
 
 
 def line_start(x, a, b, wh, g):

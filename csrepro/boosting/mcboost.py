@@ -11,7 +11,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from csrepro._kernels import backend, exp_losses, exp_losses_ref
 from csrepro.boosting.codewords import simplex_codewords
-from csrepro.boosting.line_search import newton_line_search
 from csrepro.cache import fingerprint, named_cache
 from csrepro.costs import check_cost_matrix_for_labels
 from csrepro.decision.rules import decide
@@ -116,42 +115,34 @@ class _CoordinateStep:
             rows, factor_g, factor_off, factors = None, self.g, self.off, self.factors
         else:
             codes, values = coded
-            n_off = len(self.cell_offsets)
-            if n_off > 1:
-                rows = np.multiply(codes, n_off, out=self._rows)
-                rows += self.offset_index
+            factor_g, factor_off, factors, sums, ones, work = self._cell_buffers(learner.feature, len(values))
+            if len(self.cell_offsets) > 1:
+                rows = self._rows
+                kern.cell_line(values, learner.a, learner.b, factor_g, codes, self.offset_index, rows)
             else:
                 rows = codes
-            factor_g = np.repeat(learner.a * values + learner.b, n_off)
-            factor_off, factors, sums, ones, work = self._cell_buffers(learner.feature, len(values))
+                kern.cell_line(values, learner.a, learner.b, factor_g)
         self._line = (factor_g, factor_off, rows, factors)
         if coded is not None and state.outer == kern.OUTERS["identity"]:
             kern.aggregate_cells(self.A, self.B, state.scale, rows, self.family, sums, state.sw)
+            return kern.line_search(sums, sums, ones, self.cell_uniq, factor_off, factor_g, self.cell_family,
+                                    state.outer, work, tol, max_iter)[0]
 
-            def cell_derivatives(alpha):
-                return kern.line_derivatives(sums, sums, ones, self.cell_uniq, factor_off, factor_g,
-                                             self.cell_family, state.outer, alpha, work)
-
-            return newton_line_search(cell_derivatives, tol=tol, max_iter=max_iter)[0]
-
-        g = self.g
-        start = kern.line_start(columns[learner.feature], learner.a, learner.b, self.wh, g)
-
-        def derivatives(alpha):
-            self._factors_at = alpha
-            return kern.line_derivatives(self.A, self.B, state.scale, self.uniq, self.off, g, self.family,
-                                         state.outer, alpha, factors, rows, factor_g, factor_off, state.sw)
-
-        return newton_line_search(derivatives, tol=tol, max_iter=max_iter, start=start)[0]
+        start = kern.line_start(columns[learner.feature], learner.a, learner.b, self.wh, self.g)
+        alpha, _, self._factors_at = kern.line_search(self.A, self.B, state.scale, self.uniq, self.off, self.g,
+                                                      self.family, state.outer, factors, tol, max_iter, start,
+                                                      rows, factor_g, factor_off, state.sw)
+        return alpha
 
     def _cell_buffers(self, feature, n_values):
-        """The cells' offsets and the buffers of a line search on ``feature`` (``n_values`` distinct values):
-        factors, per-cell sums, unit scales and work; made once per feature."""
+        """The buffers of a line search on ``feature`` (``n_values`` distinct values): the cells' g (filled per
+        search), their offsets, factors, per-cell sums, unit scales and work; made once per feature."""
         if feature not in self._cells:
             n_cells = n_values * len(self.cell_offsets)
             sums = np.empty((n_cells, len(self.cell_uniq)))
-            self._cells[feature] = (np.tile(self.cell_offsets, n_values), np.empty((n_cells, self.factors.shape[1])),
-                                    sums, np.ones(n_cells), np.empty_like(sums))
+            self._cells[feature] = (np.empty(n_cells), np.tile(self.cell_offsets, n_values),
+                                    np.empty((n_cells, self.factors.shape[1])), sums, np.ones(n_cells),
+                                    np.empty_like(sums))
         return self._cells[feature]
 
     def apply(self, state, alpha, then, with_loss=False):

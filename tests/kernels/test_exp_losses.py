@@ -170,6 +170,72 @@ def test_line_search_survives_overflowing_trial_steps():
         assert line_totals(S, g, v, z, C, fam, out, a)[0] <= line_totals(S, g, v, z, C, fam, out, 0.0)[0]
 
 
+@pytest.mark.parametrize("name, scale, g_scale", [(name, s, gs) for name in LOSSES for s, gs in
+                                                   [(0.1, 1.0), (3.0, 1.0), (30.0, 50.0)]] + [("gel", 300.0, 50.0)])
+@pytest.mark.parametrize("cells", [False, True])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the reference's overflow at scale 300
+def test_line_search_is_newton_line_search_on_line_derivatives(name, scale, g_scale, cells):
+    """Each backend's line_search: newton_line_search on its line_derivatives, the same alpha bit for bit and the
+    same evaluations, from alpha = 0 or from given derivatives there, per sample or through cells' factors (GEL's
+    trial points at scale 300 all overflow); and the last alpha evaluated, whose factors stay in the buffer."""
+    loss, fam, out = _codes(name)
+    S, z, C, v, g, rows, row_g, row_off = _cells_problem(9, fam)
+    S, g, row_g = S * scale, g * g_scale, row_g * g_scale
+    C = loss.kernel_costs(C)
+    uniq = _groups(v)[0]
+    off = np.ascontiguousarray(v[z]) if fam == 0 else np.zeros(len(z))
+    cell_args = (rows, row_g, row_off) if cells else (None, None, None)
+    for mod in (exp_losses, exp_losses_ref):
+        _, (A, B, sc), _ = _prepared(mod, S, v, z, C, fam, out)
+        B = A if B is None else B
+        work = np.empty((len(row_g) if cells else len(z), 2 * len(uniq)))
+        evaluated = []
+
+        def derivatives(alpha, mod=mod, A=A, B=B, sc=sc, work=work, evaluated=evaluated):
+            evaluated.append(alpha)
+            return mod.line_derivatives(A, B, sc, uniq, off, g, fam, out, alpha, work, *cell_args)
+
+        for start in (None, derivatives(0.0)):
+            evaluated.clear()
+            want = newton_line_search(derivatives, tol=1e-6, max_iter=100, start=start)
+            got = mod.line_search(A, B, sc, uniq, off, g, fam, out, work, 1e-6, 100, start, *cell_args)
+            assert got == (*want, evaluated[-1] if evaluated else None)
+            assert want[1] > 0 and np.isfinite(want[0])
+
+
+@pytest.mark.parametrize("n_off", [1, 3])
+def test_cell_line_matches_reference(n_off):
+    """cell_line: each cell's g and, with codes, each sample's cell, as the reference's."""
+    rng = np.random.default_rng(18)
+    values, codes, offset_index = rng.normal(size=7), rng.integers(0, 7, 40), rng.integers(0, n_off, 40)
+    got, want = ((np.empty(7 * n_off), np.empty(40, dtype=np.intp)) for _ in range(2))
+    for mod, (row_g, rows) in ((exp_losses, got), (exp_losses_ref, want)):
+        mod.cell_line(values, 0.7, -0.3, row_g, codes, offset_index, rows)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(want[1] // n_off, codes)
+    alone = np.empty(7 * n_off)
+    exp_losses.cell_line(values, 0.7, -0.3, alone)
+    np.testing.assert_array_equal(alone, want[0])
+
+
+@pytest.mark.parametrize("fam", [0, 1, 2])
+def test_line_factors_are_numpy_exp_bits(fam):
+    """line_factors calls NumPy's exp loop itself: the reference's np.exp bits, overflow to inf included, and no
+    floating-point warning."""
+    S, z, _, g, v = _problem(17, n=301)
+    uniq = _groups(v)[0]
+    off = np.ascontiguousarray(v[z])
+    g = g * np.geomspace(1e-3, 1e4, len(g))  # up to overflowing factors
+    got, want = (np.empty((len(g), 2 * len(uniq))) for _ in range(2))
+    with np.errstate(all="raise"):
+        exp_losses.line_factors(uniq, off, g, fam, 0.9, got)
+    exp_losses_ref.line_factors(uniq, off, g, fam, 0.9, want)
+    width = 2 * len(uniq) if fam == 2 else len(uniq)
+    assert np.isinf(want[:, :width]).any()
+    np.testing.assert_array_equal(got[:, :width], want[:, :width])
+
+
 @pytest.mark.parametrize("name", LOSSES)
 @pytest.mark.parametrize("alpha", [0.8, -1.7])
 def test_apply_step_is_the_state_at_the_updated_scores(name, alpha):
@@ -459,9 +525,10 @@ def test_kernel_refuses_weights_of_the_wrong_length():
 @pytest.mark.parametrize("name", LOSSES)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_samples_in_pairs_are_the_one_at_a_time_bits(name, weighted):
-    """The kernel's per-sample derivatives, taken two samples at a time (SSE2 lanes) in prepare_step and
-    line_derivatives, are the bits of the one-sample loop: each sample alone (n = 1 runs that loop), the
-    derivative sums then added in sample order as the kernel adds them; odd n leaves one sample to that loop."""
+    """The kernel's per-sample derivatives, taken four samples at a time (AVX2 lanes, where the CPU has them) or
+    two (SSE2) in prepare_step and line_derivatives, are the bits of the one-sample loop: each sample alone (n = 1
+    runs that loop), the derivative sums then added in sample order as the kernel adds them; n = 79 leaves a pair
+    and one sample to those loops."""
     loss, fam, out = _codes(name)
     S, z, C, v, g, rows, row_g, row_off = _cells_problem(15, fam)
     S, z, g, rows = S[:79], z[:79], g[:79], rows[:79]  # odd n

@@ -1,9 +1,10 @@
 /* exp_losses_simd.h -- the C of the kernel csrepro/_kernels/exp_losses.pyx (from exp_losses.pyx.tp; declared
    for Cython in _simd_exp_losses.pxd): a branch-free maximum, and, where the compiler targets SSE2, two samples
    of the line search's per-sample moments and of the log1p outer's derivatives at once, one per SSE2 lane, and
-   four rows' group sums and factor products in two registers.  Per lane the scalar loop's IEEE operations in its
-   order: the same bits.  CSREPRO_EXP_PAIRS is 0 without SSE2 (the kernel then runs its scalar loop alone and
-   never calls the SSE2 functions). */
+   four rows' group sums and factor products in two registers; where the CPU has AVX2, four samples' moments and
+   derivatives in one register.  Per lane the scalar loop's IEEE operations in its order: the same bits.
+   CSREPRO_EXP_PAIRS is 0 without SSE2 (the kernel then runs its scalar loop alone and never calls the SIMD
+   functions). */
 #ifndef CSREPRO_EXP_LOSSES_SIMD_H
 #define CSREPRO_EXP_LOSSES_SIMD_H
 
@@ -12,7 +13,8 @@
 static inline double csrepro_max(double a, double b) { return a > b ? a : b; }  /* one maxsd, no branch */
 
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
+#include "cpu_features.h"
 #define CSREPRO_EXP_PAIRS 1
 /* _grouped_moments (sign 1) of two samples, s of the first and t of the second, one lane each. */
 static inline void csrepro_moments_pair(const double* A0, const double* A1, const double* X0, const double* X1,
@@ -103,8 +105,60 @@ static inline void csrepro_times_max4(double* row, Py_ssize_t M, const double* f
     }
     _mm_storel_pd(rho, ma); _mm_storeh_pd(rho + 1, ma); _mm_storel_pd(rho + 2, mb); _mm_storeh_pd(rho + 3, mb);
 }
+/* With AVX2 (where the CPU has it: csrepro_cpu_has_avx2), four samples i..i+3 at once, one per lane: their
+   _grouped_moments (sign 1; sample k's groups A + k nu, its factors Xk, off[k], g[k]) and then the outer's three
+   derivatives (``log1p``: _derivatives_log1p, else _derivatives_identity; scale[k]) into d[3 k .. 3 k + 2]. */
+static __attribute__((target("avx2"))) void csrepro_derivs4(const double* A, Py_ssize_t nu, const double* X0,
+                                                           const double* X1, const double* X2, const double* X3,
+                                                           const double* uniq, const double* off, const double* g,
+                                                           const double* scale, int log1p, double* d) {
+    const __m256d o = _mm256_loadu_pd(off), gg = _mm256_loadu_pd(g), sc = _mm256_loadu_pd(scale);
+    __m256d m0 = _mm256_setzero_pd(), m1 = m0, m2 = m0, m3 = m0, b, e, inv, r1, r2, e1, e2;
+    double out[12];
+    Py_ssize_t u, k;
+    for (u = 0; u < nu; u++) {
+        b = _mm256_mul_pd(gg, _mm256_sub_pd(_mm256_set1_pd(uniq[u]), o));
+        e = _mm256_mul_pd(_mm256_set_pd(A[3 * nu + u], A[2 * nu + u], A[nu + u], A[u]),
+                          _mm256_set_pd(X3[u], X2[u], X1[u], X0[u]));
+        m0 = _mm256_add_pd(m0, e);
+        e = _mm256_mul_pd(e, b);
+        m1 = _mm256_add_pd(m1, e);
+        e = _mm256_mul_pd(e, b);
+        m2 = _mm256_add_pd(m2, e);
+        m3 = _mm256_add_pd(m3, _mm256_mul_pd(e, b));
+    }
+    if (log1p) {
+        inv = _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_add_pd(m0, sc));
+        r1 = _mm256_mul_pd(m1, inv);
+        r2 = _mm256_mul_pd(m2, inv);
+        e1 = _mm256_sub_pd(r2, _mm256_mul_pd(r1, r1));
+        e2 = _mm256_add_pd(
+            _mm256_sub_pd(_mm256_mul_pd(m3, inv), _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(3.0), r1), r2)),
+            _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), r1), r1), r1));
+    } else {
+        r1 = _mm256_mul_pd(sc, m1);
+        e1 = _mm256_mul_pd(sc, m2);
+        e2 = _mm256_mul_pd(sc, m3);
+    }
+    _mm256_storeu_pd(out, r1);
+    _mm256_storeu_pd(out + 4, e1);
+    _mm256_storeu_pd(out + 8, e2);
+    for (k = 0; k < 4; k++) {
+        d[3 * k] = out[k];
+        d[3 * k + 1] = out[4 + k];
+        d[3 * k + 2] = out[8 + k];
+    }
+}
+static inline int csrepro_exp_quads(void) { return csrepro_cpu_has_avx2(); }
 #else
 #define CSREPRO_EXP_PAIRS 0
+static inline void csrepro_derivs4(const double* A, Py_ssize_t nu, const double* X0, const double* X1,
+                                   const double* X2, const double* X3, const double* uniq, const double* off,
+                                   const double* g, const double* scale, int log1p, double* d) {
+    (void)A; (void)nu; (void)X0; (void)X1; (void)X2; (void)X3; (void)uniq; (void)off; (void)g; (void)scale;
+    (void)log1p; (void)d;
+}
+static inline int csrepro_exp_quads(void) { return 0; }
 static inline void csrepro_moments_pair(const double* A0, const double* A1, const double* X0, const double* X1,
                                         const double* uniq, Py_ssize_t nu, double off0, double off1, double g0,
                                         double g1, double* s, double* t) {
