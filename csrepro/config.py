@@ -795,7 +795,7 @@ def _check_protocol(exp: DictConfig, dataset: str, protocol: dict) -> None:
     if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise < 1:
         raise ConfigError(f"protocol for {dataset!r}: label_noise must be a fraction in [0, 1) of the training "
                           f"labels to flip, got {noise!r}")
-    draw = params.get("label_noise_draw", "other")
+    draw = params.get("label_noise_draw", TRAINING_OPTIONS["label_noise_draw"])
     if draw not in LABEL_NOISE_DRAWS:
         raise ConfigError(f"protocol for {dataset!r} ({where('label_noise_draw')}.label_noise_draw): {draw!r} is not "
                           f"valid; choose one of {list(LABEL_NOISE_DRAWS)}")

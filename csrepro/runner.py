@@ -361,7 +361,7 @@ def training_labels(plan: DatasetPlan, t: int, y_train: np.ndarray, classes: np.
         return y_train
     seed = derive_seed(plan.exp, plan.dataset, t, "label_noise")
     return contaminate_labels(y_train, noise, random_state=seed, classes=classes,
-                              draw=plan.protocol.get("label_noise_draw", "other"))[0]
+                              draw=plan.protocol.get("label_noise_draw", TRAINING_OPTIONS["label_noise_draw"]))[0]
 
 
 def fit_and_score(trial: Trial, metric_names, C, classes, X_train, y_train, X_test, z_test) -> dict:

@@ -642,7 +642,7 @@ def weighted_errors(const double[::1] pos_left, const double[::1] pos_right, con
     :func:`best_score` of them with ``rtol``: its range pass done as the scores are written (one pass)."""
     cdef Py_ssize_t C = pos_left.shape[0]
     cdef double lo = INFINITY, every = INFINITY, top = 0.0
-    cdef bint nan = C == 0
+    cdef bint nan
     if pos_right.shape[0] != C or neg_left.shape[0] != C or neg_right.shape[0] != C or valid.shape[0] != C \
             or scores.shape[0] != 2 * C:
         raise ValueError(f"shape mismatch: sums {C}, {pos_right.shape[0]}, {neg_left.shape[0]}, "

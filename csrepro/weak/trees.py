@@ -113,6 +113,14 @@ class _Leaf:
             self.total = self.scan.total
         return picked
 
+    def pick(self, data, criterion, base):
+        """The Discrete ``criterion``'s scores of the leaf's labelled splits with ``base``, their first index within
+        tolerance of the least and the least (:func:`~csrepro.weak.splits.discrete_pick`; scanning the leaf first
+        where it is not yet scanned); ``_NO_PICK`` for a leaf that may not be split."""
+        if self.H is None:
+            return _NO_PICK
+        return self.scanned(data, criterion, base) if self.scan is None else discrete_pick(self.scan, criterion, base)
+
 
 class TreeLearner:
     """Best-first tree with at most ``max_leaves`` terminal nodes (``max_leaves - 1`` splits) and, if
@@ -193,8 +201,7 @@ class TreeLearner:
         neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
         current = float(criterion.score(pos[None], neg[None])[0])
         rest = [(pos - lf.total * (lf.label > 0), neg - lf.total * (lf.label < 0)) for lf in leaves]
-        picked = [_NO_PICK if lf.H is None else discrete_pick(lf.scan, criterion, base) if lf.scan is not None
-                  else lf.scanned(data, criterion, base) for lf, base in zip(leaves, rest)]
+        picked = [lf.pick(data, criterion, base) for lf, base in zip(leaves, rest)]
         return ([s for s, _, _ in picked], [(i, low) for _, i, low in picked], current,
                 RTOL * abs(current) if np.isfinite(current) else 0.0)
 

@@ -217,6 +217,12 @@ def test_cell_line_matches_reference(n_off):
     alone = np.empty(7 * n_off)
     exp_losses.cell_line(values, 0.7, -0.3, alone)
     np.testing.assert_array_equal(alone, want[0])
+    with pytest.raises(ValueError, match="shape mismatch"):
+        exp_losses.cell_line(values, 0.7, -0.3, np.empty(7 * n_off + 1))
+    with pytest.raises(ValueError, match="shape mismatch"):
+        exp_losses.cell_line(values, 0.7, -0.3, alone, codes, offset_index)  # no rows to write
+    with pytest.raises(ValueError, match="shape mismatch"):
+        exp_losses.cell_line(values[:0], 0.7, -0.3, np.empty(0))
 
 
 @pytest.mark.parametrize("fam", [0, 1, 2])
