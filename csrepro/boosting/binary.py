@@ -7,11 +7,13 @@ learned on features binned once per fit (:class:`~csrepro.weak.binning.BinnedDat
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -93,6 +95,8 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
     ``h.predict``; None: stop without adding h_m); then the base sets
     ``state.F += alpha * hx`` and calls ``self._update(state, alpha * hx)``.  Training ends after
     ``n_estimators`` steps, when the weak learner returns None, or when a hook sets ``state.stop``.
+    A fit that stops before its first weak learner (F = 0: one class predicted everywhere, constant scores) warns
+    (ConvergenceWarning) instead of passing silently for a model.
 
     Hooks for subclasses:
 
@@ -137,6 +141,8 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
     """
 
     WEAK_LEARNERS = ("stump", "tree4", "histogram", "line")
+    #: why a fit can stop before its first weak learner (the warning's words)
+    _NO_STEP = "the weak learner found no split, or its step was not positive"
     # scikit-learn's parameter validation (fit, csrepro.methods.validate_params); a subclass with its own
     # WEAK_LEARNERS sets "weak_learner": _weak_learners(WEAK_LEARNERS)
     _parameter_constraints: dict = {
@@ -235,6 +241,10 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(alphas)
         self.n_estimators_ = len(estimators)
+        if not estimators:
+            warnings.warn(f"{type(self).__name__} stopped before its first weak learner: {self._NO_STEP}. It is "
+                          "a constant model (decision function 0 everywhere); check the costs and the weak learner",
+                          ConvergenceWarning, stacklevel=2)
         return self
 
     def _raw(self, X):
@@ -310,6 +320,7 @@ class AdaBoostClassifier(_BinaryBoost):
     _parameter_constraints: dict = {**_BinaryBoost._parameter_constraints,
                                     "weak_learner": _weak_learners(WEAK_LEARNERS)}
     ERR_FLOOR = 1e-10
+    _NO_STEP = "the first weak learner's weighted error is at least 1/2"
 
     def _objective(self, state):
         return class_channels(state.w, state.y), _WEIGHTED_ERROR

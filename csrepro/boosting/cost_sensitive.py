@@ -139,6 +139,7 @@ class CSAdaBoostClassifier(_ExponentialCS):
     _parameter_constraints: dict = {**_ExponentialCS._parameter_constraints,
                                     "weak_learner": _weak_learners(WEAK_LEARNERS), "nonnegative_alpha": ["boolean"]}
     ERR_FLOOR = AdaBoostClassifier.ERR_FLOOR
+    _NO_STEP = "no weak learner lowers the loss (VI.42) at its step"
 
     def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
                  smoothing=1.0, class_balanced=True, nonnegative_alpha=True, cost_matrix=None, random_state=None):

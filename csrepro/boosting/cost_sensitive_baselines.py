@@ -52,6 +52,8 @@ FLOOR = 1e-10
 class _CostBoost(_BinaryCostBoost):
     """Discrete boosting with per-class costs; subclasses set INIT, SCALED and the two rules."""
 
+    _NO_STEP = "the first weak learner's step alpha is not positive under this booster's rule"
+
     WEAK_LEARNERS = ("stump", "tree4")
     _parameter_constraints: dict = {**_BinaryCostBoost._parameter_constraints,
                                     "weak_learner": _weak_learners(WEAK_LEARNERS)}
@@ -169,6 +171,8 @@ class AdaCostClassifier(_CostBoost):
 
     SCALED = "sum"
     INIT = "cost"
+    _NO_STEP = ("r <= 0, so its step 1/2 log((1+r)/(1-r)) is not positive (with equal costs r = 1/4 - err: "
+                "AdaCost needs a first weighted error below 1/4)")
 
     @staticmethod
     def _beta(c, correct):

@@ -1,7 +1,10 @@
 """CSB0-2, AdaC1-3, AdaCost, Platt baselines and the Ch. VI method ids: hand-computed steps, reductions, checks."""
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 from csrepro import methods
 from csrepro.boosting.binary import AdaBoostClassifier
@@ -104,3 +107,21 @@ def test_method_ids_build_and_fit():
     dr = methods.make_estimator("cs_realboost_dr", random_state=5, target_detection_rate=0.9,
                                 param_grid={"C1": [1.0, 4.0]}, n_estimators=5)
     assert dr.fit(X, y).cv_detection_rate_ >= 0.9 and dr.best_params_["C1"] in (1.0, 4.0)
+
+
+def test_adacost_without_a_first_step_warns_and_is_constant():
+    """At equal costs c = 1/2, so r = 1/4 (1 - err) - 3/4 err = 1/4 - err: when every stump errs on more than a
+    quarter of the (uniform) weight, AdaCost stops before its first learner, with a warning."""
+    X = np.linspace(-1, 1, 40)[:, None]
+    y = (X[:, 0] > 0).astype(int)
+    y[::3] ^= 1  # 14 of 40 labels flipped
+    errors = [np.mean((X[:, 0] > t) != y) for t in np.r_[-2, X[:, 0]]]
+    assert min(min(errors), 1 - max(errors)) > 0.25  # every stump, either way round, by brute force
+    with pytest.warns(ConvergenceWarning, match="AdaCostClassifier stopped before its first weak learner: r <= 0"):
+        m = AdaCostClassifier(C1=1.0, C2=1.0, n_estimators=5).fit(X, y)
+    assert m.n_estimators_ == 0
+    assert np.all(m.decision_function(X) == 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        separable = AdaCostClassifier(C1=1.0, C2=1.0, n_estimators=5).fit(X, (X[:, 0] > 0).astype(int))
+    assert separable.n_estimators_ >= 1
