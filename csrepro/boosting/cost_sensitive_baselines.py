@@ -20,8 +20,9 @@ positives (``classes_[1]``, the miss cost) and ``C2`` on negatives (the false-po
   AdaC1: alpha = 1/2 log((1 + S+ - S-)/(1 - S+ + S-)), D <- D e^{-alpha c y h};
   AdaC2: alpha = 1/2 log(S+/S-), D <- c D e^{-alpha y h};
   AdaC3: alpha = 1/2 log((S + Q+ - Q-)/(S - Q+ + Q-)) (S = S+ + S-), D <- c D e^{-alpha c y h}.
-- AdaCost (Fan, Stolfo, Zhang & Chan 1999, ICML): costs in (0, 1) (here cost_i/(C1 + C2), so that
-  equal costs give c = 1/2 and not the degenerate c = 1, beta_+ = 0), D_1 proportional to them;
+- AdaCost (Fan, Stolfo, Zhang & Chan 1999, ICML): costs in [0, 1) (``cost_scale``: cost_i/(C1 + C2) by
+  default, so that equal costs give c = 1/2 and not the degenerate c = 1, beta_+ = 0; or the excess cost
+  1 - min(C1, C2)/cost_i), D_1 proportional to the costs;
   beta_i = (1 - c_i)/2 when correct, (1 + c_i)/2 when misclassified; r = sum D_i y_i h_i beta_i,
   alpha = 1/2 log((1 + r)/(1 - r)), D <- D e^{-alpha y h beta}.  Its weak learner maximises r
   (the Schapire-Singer bound AdaCost is derived from); chosen by weighted error, r is mostly
@@ -38,6 +39,7 @@ threshold, are :class:`csrepro.probability.calibration.PlattCalibrated`.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
 from csrepro.boosting.binary import _weak_learners
 from csrepro.boosting.cost_sensitive import _BinaryCostBoost
@@ -167,19 +169,50 @@ class AdaC3Classifier(_CostBoost):
 
 
 class AdaCostClassifier(_CostBoost):
-    """AdaCost (Fan et al. 1999): beta = (1 -+ c)/2, r = sum D y h beta, alpha = 1/2 log((1+r)/(1-r)), D <- D e^{-alpha y h beta}."""
+    """AdaCost (Fan et al. 1999): beta = (1 -+ c)/2, r = sum D y h beta, alpha = 1/2 log((1+r)/(1-r)), D <- D e^{-alpha y h beta}.
+
+    ``cost_scale`` maps the costs into Fan et al.'s c_i in [0, 1] (they do not say how): "sum" (default), c_i =
+    cost_i / (C1 + C2), so equal costs give c = 1/2 and r = 1/4 - err; "excess", c_i = 1 - min(C1, C2) / cost_i,
+    the costlier class's excess cost, so the cheaper class has c = 0 (beta = 1/2 either way) and equal costs give
+    r = 1/2 - err.  Either way the start is proportional to the costs.
+    """
 
     SCALED = "sum"
     INIT = "cost"
-    _NO_STEP = ("r <= 0, so its step 1/2 log((1+r)/(1-r)) is not positive (with equal costs r = 1/4 - err: "
-                "AdaCost needs a first weighted error below 1/4)")
+    COST_SCALES = ("sum", "excess")
+    _parameter_constraints: dict = {**_CostBoost._parameter_constraints, "cost_scale": [StrOptions(set(COST_SCALES))]}
+
+    def __init__(self, C1=None, C2=None, n_estimators=100, weak_learner="stump", max_bins=None, hist_bins=16,
+                 smoothing=1.0, cost_scale="sum", cost_matrix=None, random_state=None):
+        super().__init__(C1=C1, C2=C2, n_estimators=n_estimators, weak_learner=weak_learner, max_bins=max_bins,
+                         hist_bins=hist_bins, smoothing=smoothing, cost_matrix=cost_matrix,
+                         random_state=random_state)
+        self.cost_scale = cost_scale
+
+    @property
+    def _NO_STEP(self):
+        floor = "1/4 - err" if self.cost_scale == "sum" else "1/2 - err"
+        return (f"r <= 0, so its step 1/2 log((1+r)/(1-r)) is not positive (with equal costs and cost_scale="
+                f"{self.cost_scale!r}, r = {floor})")
+
+    def _scaled(self, costs):
+        """Fan et al.'s c for ``costs`` (an array of C1 / C2 values) under ``cost_scale``."""
+        if self.cost_scale == "sum":
+            return costs / sum(self.costs_)
+        return 1.0 - min(self.costs_) / costs
+
+    def _init_state(self, y, sw=None):
+        state = super()._init_state(y, sw)  # the start: proportional to the costs
+        if self.cost_scale != "sum":
+            state.info["c"] = self._scaled(np.where(y > 0, *self.costs_))
+        return state
 
     @staticmethod
     def _beta(c, correct):
         return np.where(correct, 0.5 * (1.0 - c), 0.5 * (1.0 + c))
 
     def _objective(self, state):
-        cp, cn = (c / sum(self.costs_) for c in self.costs_)
+        cp, cn = self._scaled(np.array(self.costs_, dtype=float))
         bp, bn = self._beta(np.array([cp, cn]), True), self._beta(np.array([cp, cn]), False)
 
         def minus_r(pos, neg):  # columns: (positives, negatives) mapped to +1 / -1

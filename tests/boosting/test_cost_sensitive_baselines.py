@@ -125,3 +125,24 @@ def test_adacost_without_a_first_step_warns_and_is_constant():
         warnings.simplefilter("error", ConvergenceWarning)
         separable = AdaCostClassifier(C1=1.0, C2=1.0, n_estimators=5).fit(X, (X[:, 0] > 0).astype(int))
     assert separable.n_estimators_ >= 1
+
+
+def test_adacost_excess_cost_scale_by_hand():
+    """cost_scale="excess": c = 1 - min(C1, C2)/cost (0 on the cheaper class), the start still proportional to the
+    costs; the first alpha is Fan et al.'s formula with those c; with equal costs r = 1/2 - err, so the noisy line
+    of the test above (every stump errs on more than 1/4) now fits."""
+    X, y = _problem()
+    m = AdaCostClassifier(C1=3.0, C2=1.0, n_estimators=1, cost_scale="excess").fit(X, y)
+    ys = np.where(y == 1, 1.0, -1.0)
+    ok = m.estimators_[0].predict(X) == ys
+    cost = np.where(ys > 0, 3.0, 1.0)
+    c, D = np.where(ys > 0, 2.0 / 3.0, 0.0), cost / cost.sum()
+    r = np.sum(D * np.where(ok, 0.5 * (1 - c), -0.5 * (1 + c)))
+    assert m.estimator_weights_[0] == pytest.approx(0.5 * np.log((1 + r) / (1 - r)), rel=1e-12)
+    X1 = np.linspace(-1, 1, 40)[:, None]
+    y1 = (X1[:, 0] > 0).astype(int)
+    y1[::3] ^= 1
+    equal = AdaCostClassifier(C1=1.0, C2=1.0, n_estimators=1, cost_scale="excess").fit(X1, y1)
+    err = np.mean(equal.estimators_[0].predict(X1) != np.where(y1 == 1, 1.0, -1.0))
+    r = 0.5 - err
+    assert equal.estimator_weights_[0] == pytest.approx(0.5 * np.log((1 + r) / (1 - r)), rel=1e-12)
