@@ -1,17 +1,19 @@
-"""Input checks shared by the estimators."""
+"""Input checks shared by the estimators, and the warning for a fit that learned nothing."""
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight
 
 __all__ = ["IntegerInterval", "check_binary_classes", "check_labels", "check_sample_weight", "check_targets", "classes_and_codes",
-           "codes_of", "drop_unweighted"]
+           "codes_of", "drop_unweighted", "warn_no_weak_learner"]
 
 
 class IntegerInterval(Interval):
@@ -141,3 +143,11 @@ def classes_and_codes(y, labels=None) -> tuple[np.ndarray, np.ndarray]:
         return classes, np.searchsorted(classes, y)
     classes = check_labels(labels)
     return classes, codes_of(classes, y)
+
+
+def warn_no_weak_learner(estimator, why: str) -> None:
+    """ConvergenceWarning for a boosting fit of ``estimator`` that stopped before its first weak learner (``why``):
+    it is a constant model, and is not to pass silently for one that learned."""
+    warnings.warn(f"{type(estimator).__name__} stopped before its first weak learner: {why}. It is a constant model "
+                  "(the same scores for every x); check the costs, the weak learner and the features",
+                  ConvergenceWarning, stacklevel=4)

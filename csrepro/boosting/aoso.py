@@ -67,7 +67,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
 from csrepro.boosting.scores import _VectorBoost
-from csrepro.validation import IntegerInterval
+from csrepro.validation import IntegerInterval, warn_no_weak_learner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.stumps import StumpLearner
 
@@ -232,6 +232,8 @@ class AOSOLogitBoostClassifier(_VectorBoost):
         self.split_gains_ = np.array(gains, dtype=float)
         self.train_loss_ = np.array(losses)
         self.n_estimators_ = len(estimators)
+        if not estimators:
+            warn_no_weak_learner(self, "no stump was found (every feature constant)")
         return self
 
     def _increments(self, X):

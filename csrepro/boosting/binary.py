@@ -7,13 +7,11 @@ learned on features binned once per fit (:class:`~csrepro.weak.binning.BinnedDat
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -23,6 +21,7 @@ from csrepro.validation import (
     check_sample_weight,
     check_targets,
     drop_unweighted,
+    warn_no_weak_learner,
 )
 from csrepro.weak.base import WeakLearner
 from csrepro.weak.binning import BinnedData
@@ -95,8 +94,8 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
     ``h.predict``; None: stop without adding h_m); then the base sets
     ``state.F += alpha * hx`` and calls ``self._update(state, alpha * hx)``.  Training ends after
     ``n_estimators`` steps, when the weak learner returns None, or when a hook sets ``state.stop``.
-    A fit that stops before its first weak learner (F = 0: one class predicted everywhere, constant scores) warns
-    (ConvergenceWarning) instead of passing silently for a model.
+    A fit that stops before its first weak learner (F = 0: one class predicted everywhere) warns
+    (:func:`~csrepro.validation.warn_no_weak_learner`).
 
     Hooks for subclasses:
 
@@ -141,8 +140,8 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
     """
 
     WEAK_LEARNERS = ("stump", "tree4", "histogram", "line")
-    #: why a fit can stop before its first weak learner (the warning's words)
-    _NO_STEP = "the weak learner found no split, or its step was not positive"
+    #: why a fit stops before its first weak learner when the learner found one (the warning's words)
+    _NO_STEP = "its step was not positive"
     # scikit-learn's parameter validation (fit, csrepro.methods.validate_params); a subclass with its own
     # WEAK_LEARNERS sets "weak_learner": _weak_learners(WEAK_LEARNERS)
     _parameter_constraints: dict = {
@@ -242,9 +241,7 @@ class _BinaryBoost(ClassifierMixin, BaseEstimator):
         self.estimator_weights_ = np.array(alphas)
         self.n_estimators_ = len(estimators)
         if not estimators:
-            warnings.warn(f"{type(self).__name__} stopped before its first weak learner: {self._NO_STEP}. It is "
-                          "a constant model (decision function 0 everywhere); check the costs and the weak learner",
-                          ConvergenceWarning, stacklevel=2)
+            warn_no_weak_learner(self, "the weak learner found no split" if h is None else self._NO_STEP)
         return self
 
     def _raw(self, X):

@@ -57,7 +57,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 
 from csrepro.boosting.scores import _VectorBoost, _VoteProba
-from csrepro.validation import IntegerInterval, check_sample_weight, drop_unweighted
+from csrepro.validation import IntegerInterval, check_sample_weight, drop_unweighted, warn_no_weak_learner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Gini, LeastCost, label_channels
 from csrepro.weak.trees import TreeLearner
@@ -234,6 +234,8 @@ class _CostMatrixBoost(_VoteProba, _VectorBoost):
         self.edges_ = np.array(edges, dtype=np.float64)
         self.losses_ = np.array(losses, dtype=np.float64)
         self.n_estimators_ = len(estimators)
+        if not estimators:
+            warn_no_weak_learner(self, "the first tree found no split, or its edge delta was not positive")
         return self
 
     def _increments(self, X):

@@ -74,7 +74,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from csrepro.boosting.scores import _VectorBoost
 from csrepro.threads import one_thread
-from csrepro.validation import IntegerInterval
+from csrepro.validation import IntegerInterval, warn_no_weak_learner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.splits import first_min, scan_node
 from csrepro.weak.stumps import Stump
@@ -297,6 +297,9 @@ class CWBoostClassifier(_VectorBoost):
         if len(capped):
             warnings.warn(f"L-BFGS-B reached max_iter={self.max_iter} in rounds {(capped + 1).tolist()}; increase "
                           "max_iter or tolerance", ConvergenceWarning, stacklevel=2)
+        if not T:
+            warn_no_weak_learner(self, "no stump's edge exceeds nu (1 + tol)" if self.converged_
+                                 else "no stump was found (every feature constant)")
         return self
 
     def _column_outputs(self, X):

@@ -32,6 +32,7 @@ from sklearn.utils._param_validation import StrOptions
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.multiclass_baselines import _CONSTRAINTS, UniformStumpLearner
 from csrepro.boosting.scores import _VectorBoost
+from csrepro.validation import warn_no_weak_learner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Discrete, class_channels
 
@@ -230,6 +231,8 @@ class AdaBoostECCClassifier(_VectorBoost):
         self.cuts_ = np.array(cuts)
         self.normalizers_ = np.array(norms)
         self.n_estimators_ = len(estimators)
+        if not estimators:
+            warn_no_weak_learner(self, "no stump was found (every feature constant)")
         return self
 
     def _increments(self, X):

@@ -32,7 +32,7 @@ from sklearn.utils._param_validation import StrOptions
 from csrepro._kernels import backend
 from csrepro.boosting.binary import AdaBoostClassifier
 from csrepro.boosting.scores import _VectorBoost
-from csrepro.validation import IntegerInterval
+from csrepro.validation import IntegerInterval, warn_no_weak_learner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.stumps import Stump, StumpLearner
 
@@ -252,6 +252,8 @@ class AdaBoostMHClassifier(_MulticlassBoost):
         self.stump_scores_ = np.array(scores)
         self.normalizers_ = np.array(norms)
         self.n_estimators_ = len(estimators)
+        if not estimators:
+            warn_no_weak_learner(self, "no stump was found, or the first discrete stump's step was not positive")
         return self
 
     def _step(self, r):

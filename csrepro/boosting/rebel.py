@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from csrepro.boosting.scores import _VectorBoost
 from csrepro.costs import CostMatrixError, check_cost_matrix_for_labels
-from csrepro.validation import IntegerInterval, check_sample_weight, drop_unweighted
+from csrepro.validation import IntegerInterval, check_sample_weight, drop_unweighted, warn_no_weak_learner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.vector import ExpVector, LayerTreeLearner
 
@@ -215,6 +215,8 @@ class REBELClassifier(_VectorBoost):
         self.estimators_ = estimators
         self.estimator_weights_ = np.array(weights).reshape(-1, K)
         self.train_loss_ = np.array(losses)
+        if not estimators:
+            warn_no_weak_learner(self, "no stump was found (every feature constant)")
         return self
 
     @staticmethod

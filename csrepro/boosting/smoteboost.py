@@ -63,7 +63,7 @@ from sklearn.utils._param_validation import StrOptions
 from csrepro._kernels import backend
 from csrepro.boosting.scores import _VectorBoost, _VoteProba
 from csrepro.cache import fingerprint, named_cache
-from csrepro.validation import IntegerInterval
+from csrepro.validation import IntegerInterval, warn_no_weak_learner
 from csrepro.weak.binning import BinnedData
 from csrepro.weak.criteria import Gini, label_channels
 from csrepro.weak.trees import TreeLearner
@@ -280,6 +280,8 @@ class SMOTEBoostClassifier(_VoteProba, _VectorBoost):
         self.n_synthetic_ = np.array(synthetic, dtype=np.intp)
         self.distribution_ = D
         self.n_estimators_ = len(estimators)
+        if not estimators:
+            warn_no_weak_learner(self, "no tree was found")
         return self
 
     def _increments(self, X):
