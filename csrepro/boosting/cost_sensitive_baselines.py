@@ -169,7 +169,8 @@ class AdaC3Classifier(_CostBoost):
 
 
 class AdaCostClassifier(_CostBoost):
-    """AdaCost (Fan et al. 1999): beta = (1 -+ c)/2, r = sum D y h beta, alpha = 1/2 log((1+r)/(1-r)), D <- D e^{-alpha y h beta}.
+    """AdaCost (Fan et al. 1999): beta = (1 -+ c)/2, r = sum D y h beta, alpha = 1/2 log((1+r)/(1-r)),
+    D <- D e^{-alpha y h beta}.
 
     ``cost_scale`` maps the costs into Fan et al.'s c_i in [0, 1] (they do not say how): "sum" (default), c_i =
     cost_i / (C1 + C2), so equal costs give c = 1/2 and r = 1/4 - err; "excess", c_i = 1 - min(C1, C2) / cost_i,

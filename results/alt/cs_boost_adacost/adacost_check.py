@@ -13,9 +13,9 @@ C1 in {1, 2, 4, 8} (our grid, C2 = 1), 50 rounds, by
 
 Columns of adacost_check.csv: set, method, C1, rounds (weak learners fitted), first_r (AdaCost: r of the first
 stump of the independent loop; CSB1: its weighted error), train_auc (AUC of the decision function on the training
-data itself), for ``ours`` and ``indep``; and flags_all_cv5, the share of the five rates at which the method's errors in the ``cv5`` run
-(results/alt/cs_boost_readings/stumps_cv5_folds.csv), summed over its outer folds, equal the set's negatives (every
-fold's detector flags every example).
+data itself), for ``ours`` and ``indep``; and flags_all_cv5, the share of the five rates at which the method's
+errors in the ``cv5`` run (results/alt/cs_boost_readings/stumps_cv5_folds.csv), summed over its outer folds, equal
+the set's negatives (every fold's detector flags every example).
 
     CSREPRO_DATA_DIR=... python results/alt/cs_boost_adacost/adacost_check.py    # about 1 min
 """
