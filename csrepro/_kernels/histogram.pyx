@@ -25,7 +25,7 @@ The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declare
 
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -46,6 +46,19 @@ def _rows(codes, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t[::1] offsets, cons
     return np.ascontiguousarray(np.empty(0) if samples is None else samples, dtype=np.intp)
 
 
+cdef void _zero_columns(double[:, ::1] out, Py_ssize_t k) noexcept nogil:
+    """``out[:, :k] = 0.0`` (+0.0: all bits zero): one memset where k spans out's rows, else one per row (no
+    element-by-element slice assignment)."""
+    cdef Py_ssize_t B = out.shape[0], ks = out.shape[1], i
+    if B == 0 or k == 0:
+        return
+    if k == ks:
+        memset(&out[0, 0], 0, B * ks * sizeof(double))
+    else:
+        for i in range(B):
+            memset(&out[i, 0], 0, k * sizeof(double))
+
+
 def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const double[:, ::1] channels,
               samples, double[:, ::1] out):
     """Fill ``out`` (shape (total_bins, k') with k' >= k; its first k columns zeroed first) with the channel sums in
@@ -59,7 +72,7 @@ def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const doub
     cdef const Py_ssize_t[::1] rows = _rows(f"codes {n}x{d}", n, d, offsets, channels, samples, out)
     m = n if every else rows.shape[0]
     with nogil:
-        out[:, :k] = 0.0
+        _zero_columns(out, k)
         if k == 2:  # the common case (two class weights, or w and w z): unrolled
             for t in range(m):
                 i = t if every else rows[t]
@@ -146,7 +159,7 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
         rows, every = np.arange(n, dtype=np.intp), False
     m = n if every else rows.shape[0]
     step = max(256, 32768 // max(k, 1))  # a block's channels: about 256 KiB
-    out[:, :k] = 0.0
+    _zero_columns(out, k)
     if m == 0 or k == 0 or d == 0:
         return np.asarray(out)
     if not every:
