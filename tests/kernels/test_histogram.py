@@ -405,6 +405,37 @@ def test_node_scan_scores_its_splits_as_weighted_errors(problem, distinct, root,
         histogram.node_scan(np.ones((len(H), 4)), offsets, n_bins, False, distinct, np.empty((4, C)), np.empty((4, C)),
                             valid, index, np.empty(4), None, None, scores)
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.sampled_from([0.0, 0.5, 0.9]), st.booleans(),
+       st.booleans())
+def test_node_scan_of_a_tree_node_with_long_features(seed, d, empty, minus, scored):
+    """A tree node's scan (two class channels and a count, distinct splits: the SSE2 loop) over features of up to 60
+    bins with runs of empty bins (``empty``: their share), of its histogram or of a parent's less a sibling's (in
+    place), scored or not: the reference's outputs bit for bit."""
+    rng = np.random.default_rng(seed)
+    n_bins = rng.integers(1, 61, d).astype(np.intp)
+    offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.intp)
+    B, C = int(n_bins.sum()), int((n_bins - 1).sum())
+    H = np.column_stack([rng.choice([0.25, 0.5, 1.0], (B, 2)) * rng.random((B, 2)), rng.integers(1, 4, B)])
+    H[rng.random(B) < empty] = 0.0
+    sibling = np.column_stack([rng.random((B, 2)), rng.integers(0, 3, B)]) if minus else None
+    parent = H + sibling if minus else H
+    got = []
+    for mod in (histogram, histogram_ref):
+        P = parent.copy()
+        L, R, valid = np.full((2, C), np.nan), np.full((2, C), np.nan), np.zeros(C, np.uint8)
+        index = np.zeros(C, np.intp)
+        total, scores = np.full(2, np.nan), np.full(2 * C, np.nan)
+        extra = (scores, 0.125, 0.25, 1e-12) if scored else ()
+        res = mod.node_scan(P, offsets, n_bins, True, True, L, R, valid, index, total, sibling,
+                            P if minus else None, *extra)
+        w = res[0] if scored else res
+        got.append((res, L[:, :w].tobytes(), R[:, :w].tobytes(), valid[:w].tobytes(), index[:w].tobytes(),
+                    total.tobytes(), scores[:2 * w].tobytes(), P.tobytes()))
+    assert got[0][1:] == got[1][1:]
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+
+
 def test_node_scan_hand_computed_and_refuses_bad_layouts():
     H = np.array([[1.0, 1], [2, 2], [4, 0], [8, 1], [16, 3]])  # feature 0: bins 0-2, feature 1: bins 3-4; counted
     offsets, n_bins = np.array([0, 3], np.intp), np.array([3, 2], np.intp)
