@@ -499,7 +499,8 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
 
     ``minus``: None, or a histogram (B, k) that the node's lacks: the node's histogram is then H - ``minus`` (each
     entry one subtraction, as ``np.subtract``; e.g. a tree node's from its parent's and its sibling's), written to
-    ``diff`` (B, k; H itself allowed) in the same pass.
+    ``diff`` (B, k; H itself allowed) in the same pass, or not kept (``diff`` None: e.g. a node that will not need
+    its histogram after its scan).
 
     ``scores``: None, or (2C,) for two channels (k' = 2): the candidates written are also scored as by
     :func:`weighted_errors` (the channels as (pos, neg), the base ``b0``, ``d0``) into ``scores[:2w]``, in the pass
@@ -520,9 +521,9 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
         raise ValueError(f"node_scan sums at most {SCAN_MAXK} channels, got {k}")
     if scores is not None and (kk != 2 or scores.shape[0] != 2 * C):
         raise ValueError(f"scores: two channels (got {kk}) and 2C = {2 * C} entries (got {scores.shape[0]})")
-    if (minus is None) != (diff is None) or (minus is not None and (minus.shape[0] != B or minus.shape[1] != k
-                                                                    or diff.shape[0] != B or diff.shape[1] != k)):
-        raise ValueError(f"minus and diff: both None or both {B}x{k} (H's shape)")
+    if (minus is None and diff is not None) or (minus is not None and (minus.shape[0] != B or minus.shape[1] != k)) \
+            or (diff is not None and (diff.shape[0] != B or diff.shape[1] != k)):
+        raise ValueError(f"minus and diff: None or {B}x{k} (H's shape), diff only with minus")
     cdef double* left = NULL  # the left count of each candidate written of the feature in hand
     cdef double dummy = 0.0
     cdef const double* M = NULL
@@ -538,6 +539,7 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
         return 0, 0, NAN
     if minus is not None:
         M = &minus[0, 0]
+    if diff is not None:
         D = &diff[0, 0]
     if scores is not None and C:
         _errors_start(&E, &scores[0], b0, d0)

@@ -62,7 +62,7 @@ def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total, 
     sum over the flat bin axis: every one, or (``distinct``) those whose left sums differ in some bit from the
     previous candidate's of the same feature; ``valid``: both sides hold samples (``counted``: H's last channel
     counts them); ``index``: their positions among all candidates.  ``minus`` (not None): the node's histogram is
-    H - minus, written to ``diff`` first.  Returns w; with ``scores`` (2C,), also :func:`weighted_errors` of the w
+    H - minus, written to ``diff`` first (None: a new array).  Returns w; with ``scores`` (2C,), also :func:`weighted_errors` of the w
     candidates (channels (pos, neg), base ``b0``, ``d0``) into ``scores[:2w]``, and returns (w, its pick)."""
     if minus is not None:
         H = np.subtract(H, minus, out=diff)

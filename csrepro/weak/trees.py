@@ -92,22 +92,24 @@ def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
 
 class _Leaf:
     """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
-    may still be split, its rows (None: all), histogram ``H`` (less ``minus`` until scanned) and candidate ``scan``
-    (made by :meth:`scanned` when the leaf's splits are first scored)."""
+    may still be split, its rows (None: all), histogram ``H`` (less ``minus`` until scanned; ``keep``: False when no
+    split of the leaf would need it after the scan, whose children only need their sums, so that H - minus is not
+    written) and candidate ``scan`` (made by :meth:`scanned` when the leaf's splits are first scored)."""
 
-    def __init__(self, node, total, rows=None, H=None, depth=0, minus=None):
+    def __init__(self, node, total, rows=None, H=None, depth=0, minus=None, keep=True):
         self.node, self.rows, self.H, self.label, self.depth, self.minus = node, rows, H, 0.0, depth, minus
-        self.total, self.scan = total, None
+        self.total, self.scan, self.keep = total, None, keep
         self.cells = None  # cells criterion: (loss here, change of the loss for each split, their pick), computed once
 
     def scanned(self, data, criterion=None, base=None):
         """Make the leaf's ``scan`` (of H less ``minus``, written over H; ``total`` from it where not given); with a
         Discrete ``criterion``, return its pick with ``base`` (:func:`~csrepro.weak.splits.scan_pick`: in the scan's
         pass for the weighted error)."""
+        args = dict(counted=True, distinct=True, minus=self.minus, keep=self.keep)
         if criterion is None:
-            self.scan, picked = scan_node(data, self.H, counted=True, distinct=True, minus=self.minus), None
+            self.scan, picked = scan_node(data, self.H, **args), None
         else:
-            self.scan, picked = scan_pick(data, self.H, criterion, base, counted=True, distinct=True, minus=self.minus)
+            self.scan, picked = scan_pick(data, self.H, criterion, base, **args)
         self.minus = None
         if self.total is None:
             self.total = self.scan.total
@@ -183,7 +185,10 @@ class TreeLearner:
             c, flip = divmod(best, 2) if discrete else (best, 0)
             last = len(leaves) + 2 == self.max_leaves or (self.max_depth is not None
                                                           and leaf.depth + 1 >= self.max_depth)
-            new = self._split(data, channels, nodes, leaf, c, last=last, keep_rows=keep_rows)
+            # a child's split, if any, comes with at least len(leaves) + 2 leaves: are its children last too?
+            keep = not (len(leaves) + 3 >= self.max_leaves or (self.max_depth is not None
+                                                               and leaf.depth + 2 >= self.max_depth))
+            new = self._split(data, channels, nodes, leaf, c, last=last, keep_rows=keep_rows, keep=keep)
             if discrete:
                 new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
             leaves[best_leaf:best_leaf] = new
@@ -222,9 +227,10 @@ class TreeLearner:
         return (scores, picks, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, picks, np.inf, 0.0)
 
     @staticmethod
-    def _split(data, channels, nodes, leaf, c, last, keep_rows=False):
+    def _split(data, channels, nodes, leaf, c, last, keep_rows=False, keep=True):
         """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves (``last``: sums only,
-        and their rows with ``keep_rows``)."""
+        and their rows with ``keep_rows``; ``keep``: False when the children's own splits would be last, so that their
+        histograms are not needed after their scans)."""
         _, feature, b = data.candidates
         q = leaf.scan.index[c]  # c among the leaf's distinct splits, q among all
         j, bin_ = int(feature[q]), int(b[q])
@@ -246,7 +252,7 @@ class TreeLearner:
         H_small = data.histogram(channels, kids[small], counts=True)  # a count channel last
         # the big child's: the parent's histogram (not needed any more) minus the small child's, in its scan
         hist = {small: (H_small, None), 1 - small: (leaf.H, H_small)}
-        return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], depth, hist[s][1]) for s in (0, 1)]
+        return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], depth, hist[s][1], keep) for s in (0, 1)]
 
     @staticmethod
     def _tree(nodes, leaves, criterion, discrete) -> Tree:

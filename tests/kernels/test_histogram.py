@@ -354,10 +354,10 @@ def test_node_scan_equals_reference_bit_for_bit(problem, empty_bins):
 
 
 @settings(max_examples=100, deadline=None)
-@given(scan_problems(), st.booleans(), st.booleans())
-def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, in_place):
-    """``minus``: the scan of H - minus (np.subtract's bits), written to ``diff`` (H itself or another array), as
-    the scan of that difference; both backends; shapes checked."""
+@given(scan_problems(), st.booleans(), st.sampled_from(["in place", "another array", "not kept"]))
+def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, written):
+    """``minus``: the scan of H - minus (np.subtract's bits), written to ``diff`` (H itself or another array) or not
+    (``diff`` None: H left as it is), as the scan of that difference; both backends; shapes checked."""
     H, offsets, n_bins, counted = problem
     sibling = np.ascontiguousarray(np.random.default_rng(len(H)).normal(size=H.shape))
     if counted:
@@ -366,16 +366,16 @@ def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, in_p
     want = _scan(histogram_ref, np.subtract(parent, sibling), offsets, n_bins, counted, distinct)
     for mod in (histogram, histogram_ref):
         P = parent.copy()
-        diff = P if in_place else np.full_like(P, np.nan)
+        diff = {"in place": P, "another array": np.full_like(P, np.nan), "not kept": None}[written]
         C, kk = int((n_bins - 1).sum()), H.shape[1] - counted
         L, R, valid, total = np.empty((kk, C)), np.empty((kk, C)), np.zeros(C, np.uint8), np.empty(kk)
         index = np.empty(C, dtype=np.intp)
         w = mod.node_scan(P, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, diff)
-        assert diff.tobytes() == np.subtract(parent, sibling).tobytes()
+        assert (P if diff is None else diff).tobytes() == (parent if diff is None else parent - sibling).tobytes()
         for g, x in zip((L[:, :w], R[:, :w], valid[:w].astype(bool), index[:w], total), want):
             np.testing.assert_array_equal(g, x)
     with pytest.raises(ValueError, match="minus and diff"):
-        histogram.node_scan(parent, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, None)
+        histogram.node_scan(parent, offsets, n_bins, counted, distinct, L, R, valid, index, total, None, parent)
 
 
 @settings(max_examples=100, deadline=None)
@@ -406,12 +406,12 @@ def test_node_scan_scores_its_splits_as_weighted_errors(problem, distinct, root,
                             valid, index, np.empty(4), None, None, scores)
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.sampled_from([0.0, 0.5, 0.9]), st.booleans(),
-       st.booleans())
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.sampled_from([0.0, 0.5, 0.9]),
+       st.sampled_from([None, "in place", "not kept"]), st.booleans())
 def test_node_scan_of_a_tree_node_with_long_features(seed, d, empty, minus, scored):
     """A tree node's scan (two class channels and a count, distinct splits: the SSE2 loop) over features of up to 60
-    bins with runs of empty bins (``empty``: their share), of its histogram or of a parent's less a sibling's (in
-    place), scored or not: the reference's outputs bit for bit."""
+    bins with runs of empty bins (``empty``: their share), of its histogram or of a parent's less a sibling's (written
+    in place or not kept), scored or not: the reference's outputs bit for bit."""
     rng = np.random.default_rng(seed)
     n_bins = rng.integers(1, 61, d).astype(np.intp)
     offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.intp)
@@ -428,7 +428,7 @@ def test_node_scan_of_a_tree_node_with_long_features(seed, d, empty, minus, scor
         total, scores = np.full(2, np.nan), np.full(2 * C, np.nan)
         extra = (scores, 0.125, 0.25, 1e-12) if scored else ()
         res = mod.node_scan(P, offsets, n_bins, True, True, L, R, valid, index, total, sibling,
-                            P if minus else None, *extra)
+                            P if minus == "in place" else None, *extra)
         w = res[0] if scored else res
         got.append((res, L[:, :w].tobytes(), R[:, :w].tobytes(), valid[:w].tobytes(), index[:w].tobytes(),
                     total.tobytes(), scores[:2 * w].tobytes(), P.tobytes()))

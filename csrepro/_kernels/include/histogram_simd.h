@@ -356,9 +356,9 @@ static inline int csrepro_weighted_errors(const double* pl, const double* pr, co
 #define CSREPRO_SCAN_MAXK 256
 /* node_scan's pass (see histogram.pyx for what it computes), k <= CSREPRO_SCAN_MAXK channels, H (B, k) contiguous, L
    and R (kk, *) rows ls / rs doubles apart, left: B doubles of scratch; M: NULL, or (B, k) subtracted from H (each
-   entry's difference written to D, which may be H, and scanned); E: NULL, or (kk = 2) the candidates written are
-   scored by weighted_errors into E as R is written.  Inlined with k = 2 and k = 3 (constant: the
-   running sums stay in registers) and as is.  Bits: the scalar loop's subtractions and additions in its order. */
+   entry's difference scanned and, unless D is NULL, written to D, which may be H); E: NULL, or (kk = 2) the
+   candidates written are scored by weighted_errors into E as R is written.  Inlined with k = 2 and k = 3 (constant:
+   the running sums stay in registers) and as is.  Bits: the scalar loop's subtractions and additions in its order. */
 static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         const Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d, int counted, int distinct,
         double* L, Py_ssize_t ls, double* R, Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
@@ -379,10 +379,10 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         for (t = 0; t < m; t++, b++) {
             for (c = 0; c < k; c++) {
                 double h = H[b * k + c];
-                if (M) {
+                if (M)
                     h -= M[b * k + c];
+                if (D)
                     D[b * k + c] = h;
-                }
                 run[c] += h;
             }
             if (t < m - 1) {
@@ -419,8 +419,8 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
     return w;
 }
 #if defined(__SSE2__)
-/* One bin of csrepro_scan_tree: h = H[i] (less M[i], written to D[i], where M is not NULL) added to the running sums
-   (channels 0, 1 in one register, the count in run2). */
+/* One bin of csrepro_scan_tree: h = H[i] (less M[i] where M is not NULL; written to D[i] where D is not NULL) added
+   to the running sums (channels 0, 1 in one register, the count in run2). */
 static inline __attribute__((always_inline)) void csrepro_scan_tree_add(const double* H, const double* M, double* D,
                                                                         Py_ssize_t i, __m128d* run, double* run2) {
     __m128d h = _mm_loadu_pd(H + 3 * i);
@@ -428,6 +428,8 @@ static inline __attribute__((always_inline)) void csrepro_scan_tree_add(const do
     if (M) {
         h = _mm_sub_pd(h, _mm_loadu_pd(M + 3 * i));
         h2 -= M[3 * i + 2];
+    }
+    if (D) {
         _mm_storeu_pd(D + 3 * i, h);
         D[3 * i + 2] = h2;
     }
@@ -525,8 +527,9 @@ static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const 
         return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left, M, D, E);
 #if defined(__SSE2__)
     if (k == 3 && counted && distinct)
-        return M ? csrepro_scan_tree(H, n_bins, d, L, ls, R, rs, valid, index, total, left, M, D, E)
-                 : csrepro_scan_tree(H, n_bins, d, L, ls, R, rs, valid, index, total, left, NULL, NULL, E);
+        return !M ? csrepro_scan_tree(H, n_bins, d, L, ls, R, rs, valid, index, total, left, NULL, NULL, E)
+               : D ? csrepro_scan_tree(H, n_bins, d, L, ls, R, rs, valid, index, total, left, M, D, E)
+                   : csrepro_scan_tree(H, n_bins, d, L, ls, R, rs, valid, index, total, left, M, NULL, E);
 #else
     if (k == 3 && counted && distinct)
         return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left, M, D, E);
