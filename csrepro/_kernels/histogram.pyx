@@ -47,16 +47,23 @@ def _rows(codes, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t[::1] offsets, cons
 
 
 cdef void _zero_columns(double[:, ::1] out, Py_ssize_t k) noexcept nogil:
-    """``out[:, :k] = 0.0`` (+0.0: all bits zero): one memset where k spans out's rows, else one per row (no
-    element-by-element slice assignment)."""
-    cdef Py_ssize_t B = out.shape[0], ks = out.shape[1], i
+    """``out[:, :k] = 0.0`` (+0.0: all bits zero): one memset where k spans out's rows, else a loop of stores (not
+    Cython's element-by-element slice assignment)."""
+    cdef Py_ssize_t B = out.shape[0], ks = out.shape[1], i, c
+    cdef double* o
     if B == 0 or k == 0:
         return
+    o = &out[0, 0]
     if k == ks:
-        memset(&out[0, 0], 0, B * ks * sizeof(double))
+        memset(o, 0, B * ks * sizeof(double))
+    elif k == 2:  # a tree root's two channels beside its count column
+        for i in range(B):
+            o[i * ks] = 0.0
+            o[i * ks + 1] = 0.0
     else:
         for i in range(B):
-            memset(&out[i, 0], 0, k * sizeof(double))
+            for c in range(k):
+                o[i * ks + c] = 0.0
 
 
 def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const double[:, ::1] channels,
