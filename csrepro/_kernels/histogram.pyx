@@ -116,16 +116,32 @@ cdef inline void _four(double* base, Py_ssize_t ks, const double* src, Py_ssize_
                        const code_t* c1, const code_t* c2, const code_t* c3, Py_ssize_t o0, Py_ssize_t o1,
                        Py_ssize_t o2, Py_ssize_t o3, const Py_ssize_t* rows, Py_ssize_t t0,
                        Py_ssize_t t1) noexcept nogil:
-    """:func:`histogram_fm`'s adds of four features (codes c0..c3, first bins o0..o3) for the rows t0..t1 of a block
-    (rows[t], or t when ``rows`` is NULL): row t's k channels at src + (t - t0) k, into bins ks apart (called with
-    constant k and ks where they are hot)."""
+    """:func:`histogram_fm`'s adds of four features (codes c0..c3, first bins o0..o3), or of two (c2 NULL), for the
+    rows t0..t1 of a block (rows[t], or t when ``rows`` is NULL): row t's k channels at src + (t - t0) k, into bins ks
+    apart (called with constant k and ks where they are hot)."""
     cdef Py_ssize_t t, i
     for t in range(t0, t1):
         i = t if rows == NULL else rows[t]
         _add(base + (o0 + c0[i]) * ks, src + (t - t0) * k, k)
         _add(base + (o1 + c1[i]) * ks, src + (t - t0) * k, k)
-        _add(base + (o2 + c2[i]) * ks, src + (t - t0) * k, k)
-        _add(base + (o3 + c3[i]) * ks, src + (t - t0) * k, k)
+        if c2 != NULL:
+            _add(base + (o2 + c2[i]) * ks, src + (t - t0) * k, k)
+            _add(base + (o3 + c3[i]) * ks, src + (t - t0) * k, k)
+
+
+cdef inline void _group(double* base, Py_ssize_t ks, const double* src, Py_ssize_t k, const code_t* c0,
+                        const code_t* c1, const code_t* c2, const code_t* c3, Py_ssize_t o0, Py_ssize_t o1,
+                        Py_ssize_t o2, Py_ssize_t o3, const Py_ssize_t* rows, Py_ssize_t t0,
+                        Py_ssize_t t1) noexcept nogil:
+    """:func:`_four` with the hot k and ks constant."""
+    if k == 2 and ks == 2:  # a stump's two channels: the strides constant, the adds unrolled
+        _four(base, 2, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rows, t0, t1)
+    elif k == 2 and ks == 3:  # a tree root's two channels, beside its count column
+        _four(base, 3, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rows, t0, t1)
+    elif k == 3 and ks == 3:  # a tree node's two channels and count
+        _four(base, 3, src, 3, c0, c1, c2, c3, o0, o1, o2, o3, rows, t0, t1)
+    else:
+        _four(base, ks, src, k, c0, c1, c2, c3, o0, o1, o2, o3, rows, t0, t1)
 
 
 def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
@@ -137,9 +153,9 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
     as :func:`histogram` does.  Only the loop order differs: blocks of rows (whose channels stay in cache), within a
     block one feature at a time (so its bins stay in cache too): for 8..24 channels (even) a run of consecutive
     samples in one bin (a dominant bin, e.g. MNIST's zero pixels) is summed in registers (SSE2, or AVX where the CPU
-    has it) and stored once; otherwise four features are interleaved (independent additions), and for a subset the
-    block's channels are first gathered into one contiguous buffer in the order of ``samples``
-    (HistGradientBoosting's "ordered gradients": one scattered read per row rather than one per feature).
+    has it) and stored once; otherwise four features are interleaved (independent additions; two of the last three
+    or two), and for a subset the block's channels are first gathered into one contiguous buffer in the order of
+    ``samples`` (HistGradientBoosting's "ordered gradients": one scattered read per row rather than one per feature).
 
     ``counts``: out's column k (out has at least k + 1 columns) also gets each bin's row count, as a last channel of
     ones would (1.0 added per row): a ones column is added to the gathered channels (those of every row are then
@@ -197,15 +213,12 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
             while j + 4 <= d:
                 c0, c1, c2, c3 = &codes_t[j, 0], &codes_t[j + 1, 0], &codes_t[j + 2, 0], &codes_t[j + 3, 0]
                 o0, o1, o2, o3 = offsets[j], offsets[j + 1], offsets[j + 2], offsets[j + 3]
-                if k == 2 and ks == 2:  # a stump's two channels: the strides constant, the adds unrolled
-                    _four(base, 2, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
-                elif k == 2 and ks == 3:  # a tree root's two channels, beside its count column
-                    _four(base, 3, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
-                elif k == 3 and ks == 3:  # a tree node's two channels and count
-                    _four(base, 3, src, 3, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
-                else:
-                    _four(base, ks, src, k, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
+                _group(base, ks, src, k, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
                 j += 4
+            if j + 2 <= d:  # two of the last features together too
+                c0, c1, o0, o1 = &codes_t[j, 0], &codes_t[j + 1, 0], offsets[j], offsets[j + 1]
+                _group(base, ks, src, k, c0, c1, NULL, NULL, o0, o1, 0, 0, rp, t0, t1)
+                j += 2
             while j < d:
                 c0, o0 = &codes_t[j, 0], offsets[j]
                 for t in range(t0, t1):

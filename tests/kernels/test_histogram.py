@@ -63,7 +63,8 @@ def test_feature_major_kernel_equals_row_major_bit_for_bit(problem, dominant):
 
 def test_feature_major_blocks_and_wide_channels():
     """Several row blocks, d not a multiple of 4, 201 bins, a dominant bin; k = 8..24 even (REBEL's 2K: runs summed
-    in registers), and other k (features four at a time; a subset's channels gathered per block); uint16 codes."""
+    in registers), and other k (features four at a time, then a pair and one; a subset's channels gathered per
+    block); uint16 codes."""
     rng = np.random.default_rng(0)
     n, d = 5000, 7
     codes = np.where(rng.random((n, d)) < 0.8, 0, rng.integers(0, 201, (n, d))).astype(np.int32)
@@ -111,11 +112,13 @@ def test_wider_out_gets_the_sums_in_its_first_columns(samples):
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
-def test_feature_major_counts_equal_a_channel_of_ones(dtype):
+@pytest.mark.parametrize("d", [5, 6])
+def test_feature_major_counts_equal_a_channel_of_ones(dtype, d):
     """``counts``: the sums of the channels with a last channel of ones, bit for bit (all rows, subsets in any order
-    with repeats, a wider out, and k = 1..3 channels); out too narrow refused."""
+    with repeats, a wider out, and k = 1..3 channels; d features: four and one, four and a pair); out too narrow
+    refused."""
     rng = np.random.default_rng(2)
-    n, d = 3000, 5
+    n = 3000
     codes = np.where(rng.random((n, d)) < 0.5, 0, rng.integers(0, 40, (n, d))).astype(np.int32)
     offsets, codes_t = np.arange(d, dtype=np.intp) * 40, np.ascontiguousarray(codes.T, dtype=dtype)
     for k in (1, 2, 3):
