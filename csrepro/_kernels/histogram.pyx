@@ -827,15 +827,27 @@ def partition_rows(const column_t[::1] column, rows, Py_ssize_t threshold_bin, P
     return nl
 
 
-def split_outputs(const column_t[::1] column, Py_ssize_t threshold_bin, double left, double right, double[::1] out):
-    """``out[i]`` = ``left`` where ``column[i] <= threshold_bin``, else ``right``: a stump's outputs on the training
-    rows from its feature's codes (copies of the two values, without a branch); returns ``out``."""
-    cdef Py_ssize_t n = column.shape[0], i
+def split_outputs(const column_t[::1] column, Py_ssize_t threshold_bin, double left, double right, double[::1] out,
+                  rows=None):
+    """``out[i]`` = ``left`` where ``column[i] <= threshold_bin``, else ``right``, for every row i, or those of
+    ``rows`` (the others left as they are): a stump's outputs on the training rows from its feature's codes, or a
+    tree's last split's on its node's rows (copies of the two values, without a branch); returns ``out`` (as many
+    entries as ``column``).  ValueError for a row outside 0..n-1 (``out`` then partly written)."""
+    cdef Py_ssize_t n = column.shape[0], m, t, i
     cdef double values[2]
+    cdef bint every = rows is None, bad = False
+    cdef const Py_ssize_t[::1] r = np.ascontiguousarray(np.empty(0) if every else rows, dtype=np.intp)
     if out.shape[0] != n:
         raise ValueError(f"shape mismatch: column {n}, out {out.shape[0]}")
+    m = n if every else r.shape[0]
     values[0], values[1] = left, right
     with nogil:
-        for i in range(n):
+        for t in range(m):
+            i = t if every else r[t]
+            if <size_t>i >= <size_t>n:  # a row out of range: raised below
+                bad = True
+                break
             out[i] = values[<int>(column[i] > threshold_bin)]  # an indexed load: no branch on the codes
+    if bad:
+        raise ValueError(f"rows must lie in 0..{n - 1}")
     return np.asarray(out)

@@ -94,11 +94,13 @@ class _Leaf:
     """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
     may still be split, its rows (None: all), histogram ``H`` (less ``minus`` until scanned; ``keep``: False when no
     split of the leaf would need it after the scan, whose children only need their sums, so that H - minus is not
-    written) and candidate ``scan`` (made by :meth:`scanned` when the leaf's splits are first scored)."""
+    written) and candidate ``scan`` (made by :meth:`scanned` when the leaf's splits are first scored).  A child of a
+    last split grown for :meth:`TreeLearner.fit_predict` has ``cut`` (its parent's rows, feature, bin, side 0 / 1)
+    instead of its rows."""
 
-    def __init__(self, node, total, rows=None, H=None, depth=0, minus=None, keep=True):
+    def __init__(self, node, total, rows=None, H=None, depth=0, minus=None, keep=True, cut=None):
         self.node, self.rows, self.H, self.label, self.depth, self.minus = node, rows, H, 0.0, depth, minus
-        self.total, self.scan, self.keep = total, None, keep
+        self.total, self.scan, self.keep, self.cut = total, None, keep, cut
         self.cells = None  # cells criterion: (loss here, change of the loss for each split, their pick), computed once
 
     def scanned(self, data, criterion=None, base=None):
@@ -148,19 +150,30 @@ class TreeLearner:
 
     def fit_predict(self, data: BinnedData, channels: np.ndarray, criterion) -> tuple[Tree | None, np.ndarray | None]:
         """``fit``'s tree and its outputs on the training rows, ``tree.predict`` of the training X (a split on codes
-        is the rule on raw values): each row's leaf from the partitions made while growing, no walk down the tree
-        (the last split's rows partitioned too).  (None, None) when every feature is constant."""
+        is the rule on raw values): each row's leaf from the partitions made while growing, no walk down the tree;
+        a last split's two leaves (adjacent, left first) written from their parent's rows by the split's codes
+        (``split_outputs``; K-vector leaves: those rows partitioned).  (None, None) when every feature is constant."""
         grown = self._grow(data, channels, criterion, keep_rows=True)
         if grown is None:
             return None, None
         tree, leaves = grown
         hx = np.empty((data.n_samples,) + tree.values.shape[1:])
         for i, lf in enumerate(leaves):
-            hx[slice(None) if lf.rows is None else lf.rows] = tree.values[i]
+            if lf.cut is None:
+                hx[slice(None) if lf.rows is None else lf.rows] = tree.values[i]
+            elif lf.cut[3] == 0:  # the left leaf of a last split; its right one follows
+                rows, j, bin_, _ = lf.cut
+                if hx.ndim == 1:
+                    data.kernel.split_outputs(data.column(j), bin_, tree.values[i], tree.values[i + 1], hx, rows)
+                else:
+                    part = np.empty(data.n_samples if rows is None else len(rows), dtype=np.intp)
+                    n_left = data.kernel.partition_rows(data.column(j), rows, bin_, part)
+                    hx[part[:n_left]], hx[part[n_left:]] = tree.values[i], tree.values[i + 1]
         return tree, hx
 
     def _grow(self, data, channels, criterion, keep_rows):
-        """(tree, its leaves) or None when every feature is constant; ``keep_rows``: every leaf keeps its rows."""
+        """(tree, its leaves) or None when every feature is constant; ``keep_rows``: every leaf keeps its rows, or
+        (a last split's) its ``cut``."""
         if isinstance(criterion, SignRegression):
             raise TypeError("trees fit Discrete or Cells criteria; SignRegression is the line learner's")
         if len(data.candidates[0]) == 0:
@@ -229,8 +242,8 @@ class TreeLearner:
     @staticmethod
     def _split(data, channels, nodes, leaf, c, last, keep_rows=False, keep=True):
         """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves (``last``: sums only,
-        and their rows with ``keep_rows``; ``keep``: False when the children's own splits would be last, so that their
-        histograms are not needed after their scans)."""
+        and their ``cut`` with ``keep_rows``; ``keep``: False when the children's own splits would be last, so that
+        their histograms are not needed after their scans)."""
         _, feature, b = data.candidates
         q = leaf.scan.index[c]  # c among the leaf's distinct splits, q among all
         j, bin_ = int(feature[q]), int(b[q])
@@ -241,13 +254,12 @@ class TreeLearner:
             nodes[key] += [val, val]
         totals = [leaf.scan.L[c], leaf.scan.R[c]]
         depth = leaf.depth + 1
-        if last and not keep_rows:  # no further split: the children need only their sums
-            return [_Leaf(ids[s], totals[s], depth=depth) for s in (0, 1)]
+        if last:  # no further split: the children need only their sums (and for fit_predict the split)
+            return [_Leaf(ids[s], totals[s], depth=depth, cut=(leaf.rows, j, bin_, s) if keep_rows else None)
+                    for s in (0, 1)]
         rows = np.empty(data.n_samples if leaf.rows is None else len(leaf.rows), dtype=np.intp)
         n_left = data.kernel.partition_rows(data.column(j), leaf.rows, bin_, rows)
         kids = [rows[:n_left], rows[n_left:]]
-        if last:
-            return [_Leaf(ids[s], totals[s], kids[s], depth=depth) for s in (0, 1)]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(channels, kids[small], counts=True)  # a count channel last
         # the big child's: the parent's histogram (not needed any more) minus the small child's, in its scan

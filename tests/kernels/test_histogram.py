@@ -656,7 +656,8 @@ def test_partition_rows_equals_reference(seed, n, dtype, subset):
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.sampled_from([np.uint8, np.uint16, np.int32]))
 def test_split_outputs_equals_reference(seed, n, dtype):
-    """A stump's two outputs by code <= b (zero signs and NaN kept), bit for bit; shapes checked."""
+    """A stump's two outputs by code <= b (zero signs and NaN kept), bit for bit, on every row or on a subset (in any
+    order; the other entries left as they are); shapes and rows checked."""
     rng = np.random.default_rng(seed)
     column = rng.integers(0, 6, n).astype(dtype)
     b = int(rng.integers(-1, 7))
@@ -664,5 +665,11 @@ def test_split_outputs_equals_reference(seed, n, dtype):
     got = histogram.split_outputs(column, b, left, right, np.empty(n))
     want = histogram_ref.split_outputs(column, b, left, right, np.empty(n))
     assert got.tobytes() == want.tobytes()
+    rows = rng.permutation(n)[:int(rng.integers(0, n + 1))]
+    got = histogram.split_outputs(column, b, left, right, np.full(n, 7.0), rows)
+    want = histogram_ref.split_outputs(column, b, left, right, np.full(n, 7.0), rows)
+    assert got.tobytes() == want.tobytes()
     with pytest.raises(ValueError, match="shape mismatch"):
         histogram.split_outputs(column, b, left, right, np.empty(n + 1))
+    with pytest.raises(ValueError, match="rows must lie"):
+        histogram.split_outputs(column, b, left, right, np.empty(n), np.array([n]))
