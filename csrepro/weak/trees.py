@@ -3,13 +3,14 @@
 Each step splits the leaf and threshold that most lower the criterion (the scan of
 :mod:`csrepro.weak.splits`, as for stumps, on the leaf's histogram).  A child's histogram
 comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it (written over the parent's
-in the sibling's scan).
+in the sibling's scan, unless no split of the sibling will need it).
 A sample-count channel rides along, so splits leaving a side without samples are excluded.
 A leaf's scan keeps its distinct splits only (a bin holding none of the leaf's rows repeats the split before
 it, bit for bit: same scores, and a tie goes to the first), so that a child of data with one bin per distinct
 value (``max_bins=None``) scores about as many splits as it has distinct values.
-The children of the last split need only their sums, which the parent's scan already holds (and their rows, for
-:meth:`TreeLearner.fit_predict`: a booster's training outputs without walking X down the tree).
+The children of the last split need only their sums, which the parent's scan already holds (and, for
+:meth:`TreeLearner.fit_predict`, a booster's training outputs without walking X down the tree, their parent's rows
+and split).
 
 * Cells criterion: leaves output ``criterion.value`` of their sums; a split must lower the
   summed cell loss (e.g. weighted SSE for regression trees, (VI.44) for CS-RealBoost).
@@ -104,9 +105,9 @@ class _Leaf:
         self.cells = None  # cells criterion: (loss here, change of the loss for each split, their pick), computed once
 
     def scanned(self, data, criterion=None, base=None):
-        """Make the leaf's ``scan`` (of H less ``minus``, written over H; ``total`` from it where not given); with a
-        Discrete ``criterion``, return its pick with ``base`` (:func:`~csrepro.weak.splits.scan_pick`: in the scan's
-        pass for the weighted error)."""
+        """Make the leaf's ``scan`` (of H less ``minus``, written over H unless not ``keep``; ``total`` from it where
+        not given); with a Discrete ``criterion``, return its pick with ``base``
+        (:func:`~csrepro.weak.splits.scan_pick`: in the scan's pass for the weighted error)."""
         args = dict(counted=True, distinct=True, minus=self.minus, keep=self.keep)
         if criterion is None:
             self.scan, picked = scan_node(data, self.H, **args), None
