@@ -215,11 +215,17 @@ class TreeLearner:
         if leaves[0].label == 0:  # the root: its split is always made, no other leaf
             scores, first, low = leaves[0].scanned(data, criterion)
             return [scores], [(first, low)], np.inf, 0.0
-        zero = np.zeros_like(leaves[0].total)
-        pos = sum((lf.total for lf in leaves if lf.label > 0), zero)
-        neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
-        current = float(criterion.score(pos[None], neg[None])[0])
-        rest = [(pos - lf.total * (lf.label > 0), neg - lf.total * (lf.label < 0)) for lf in leaves]
+        # in Python floats, NumPy's operations element by element (the same bits, no array per operation): the sums
+        # mapped to +1 / -1 from 0.0 in leaf order, and each leaf's rest, pos - total * 1.0 (or * 0.0)
+        totals = [lf.total.tolist() for lf in leaves]
+        pos, neg = [0.0] * len(totals[0]), [0.0] * len(totals[0])
+        for lf, t in zip(leaves, totals):
+            if lf.label > 0 or lf.label < 0:
+                side = pos if lf.label > 0 else neg
+                side[:] = [a + x for a, x in zip(side, t)]
+        current = float(criterion.score(np.array([pos]), np.array([neg]))[0])
+        rest = [(np.array([a - x * float(lf.label > 0) for a, x in zip(pos, t)]),
+                 np.array([a - x * float(lf.label < 0) for a, x in zip(neg, t)])) for lf, t in zip(leaves, totals)]
         picked = [lf.pick(data, criterion, base) for lf, base in zip(leaves, rest)]
         return ([s for s, _, _ in picked], [(i, low) for _, i, low in picked], current,
                 RTOL * abs(current) if np.isfinite(current) else 0.0)
