@@ -25,7 +25,7 @@ The SSE2 / AVX / AVX2 inner loops are C in ``include/histogram_simd.h``, declare
 
 from libc.math cimport INFINITY, NAN
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -46,6 +46,26 @@ def _rows(codes, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t[::1] offsets, cons
     return np.ascontiguousarray(np.empty(0) if samples is None else samples, dtype=np.intp)
 
 
+cdef void _zero_columns(double[:, ::1] out, Py_ssize_t k) noexcept nogil:
+    """``out[:, :k] = 0.0`` (+0.0: all bits zero): one memset where k spans out's rows, else a loop of stores (not
+    Cython's element-by-element slice assignment)."""
+    cdef Py_ssize_t B = out.shape[0], ks = out.shape[1], i, c
+    cdef double* o
+    if B == 0 or k == 0:
+        return
+    o = &out[0, 0]
+    if k == ks:
+        memset(o, 0, B * ks * sizeof(double))
+    elif k == 2:  # a tree root's two channels beside its count column
+        for i in range(B):
+            o[i * ks] = 0.0
+            o[i * ks + 1] = 0.0
+    else:
+        for i in range(B):
+            for c in range(k):
+                o[i * ks + c] = 0.0
+
+
 def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const double[:, ::1] channels,
               samples, double[:, ::1] out):
     """Fill ``out`` (shape (total_bins, k') with k' >= k; its first k columns zeroed first) with the channel sums in
@@ -59,7 +79,7 @@ def histogram(const int[:, ::1] codes, const Py_ssize_t[::1] offsets, const doub
     cdef const Py_ssize_t[::1] rows = _rows(f"codes {n}x{d}", n, d, offsets, channels, samples, out)
     m = n if every else rows.shape[0]
     with nogil:
-        out[:, :k] = 0.0
+        _zero_columns(out, k)
         if k == 2:  # the common case (two class weights, or w and w z): unrolled
             for t in range(m):
                 i = t if every else rows[t]
@@ -96,16 +116,32 @@ cdef inline void _four(double* base, Py_ssize_t ks, const double* src, Py_ssize_
                        const code_t* c1, const code_t* c2, const code_t* c3, Py_ssize_t o0, Py_ssize_t o1,
                        Py_ssize_t o2, Py_ssize_t o3, const Py_ssize_t* rows, Py_ssize_t t0,
                        Py_ssize_t t1) noexcept nogil:
-    """:func:`histogram_fm`'s adds of four features (codes c0..c3, first bins o0..o3) for the rows t0..t1 of a block
-    (rows[t], or t when ``rows`` is NULL): row t's k channels at src + (t - t0) k, into bins ks apart (called with
-    constant k and ks where they are hot)."""
+    """:func:`histogram_fm`'s adds of four features (codes c0..c3, first bins o0..o3), or of two (c2 NULL), for the
+    rows t0..t1 of a block (rows[t], or t when ``rows`` is NULL): row t's k channels at src + (t - t0) k, into bins ks
+    apart (called with constant k and ks where they are hot)."""
     cdef Py_ssize_t t, i
     for t in range(t0, t1):
         i = t if rows == NULL else rows[t]
         _add(base + (o0 + c0[i]) * ks, src + (t - t0) * k, k)
         _add(base + (o1 + c1[i]) * ks, src + (t - t0) * k, k)
-        _add(base + (o2 + c2[i]) * ks, src + (t - t0) * k, k)
-        _add(base + (o3 + c3[i]) * ks, src + (t - t0) * k, k)
+        if c2 != NULL:
+            _add(base + (o2 + c2[i]) * ks, src + (t - t0) * k, k)
+            _add(base + (o3 + c3[i]) * ks, src + (t - t0) * k, k)
+
+
+cdef inline void _group(double* base, Py_ssize_t ks, const double* src, Py_ssize_t k, const code_t* c0,
+                        const code_t* c1, const code_t* c2, const code_t* c3, Py_ssize_t o0, Py_ssize_t o1,
+                        Py_ssize_t o2, Py_ssize_t o3, const Py_ssize_t* rows, Py_ssize_t t0,
+                        Py_ssize_t t1) noexcept nogil:
+    """:func:`_four` with the hot k and ks constant."""
+    if k == 2 and ks == 2:  # a stump's two channels: the strides constant, the adds unrolled
+        _four(base, 2, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rows, t0, t1)
+    elif k == 2 and ks == 3:  # a tree root's two channels, beside its count column
+        _four(base, 3, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rows, t0, t1)
+    elif k == 3 and ks == 3:  # a tree node's two channels and count
+        _four(base, 3, src, 3, c0, c1, c2, c3, o0, o1, o2, o3, rows, t0, t1)
+    else:
+        _four(base, ks, src, k, c0, c1, c2, c3, o0, o1, o2, o3, rows, t0, t1)
 
 
 def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
@@ -117,9 +153,9 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
     as :func:`histogram` does.  Only the loop order differs: blocks of rows (whose channels stay in cache), within a
     block one feature at a time (so its bins stay in cache too): for 8..24 channels (even) a run of consecutive
     samples in one bin (a dominant bin, e.g. MNIST's zero pixels) is summed in registers (SSE2, or AVX where the CPU
-    has it) and stored once; otherwise four features are interleaved (independent additions), and for a subset the
-    block's channels are first gathered into one contiguous buffer in the order of ``samples``
-    (HistGradientBoosting's "ordered gradients": one scattered read per row rather than one per feature).
+    has it) and stored once; otherwise four features are interleaved (independent additions; two of the last three
+    or two), and for a subset the block's channels are first gathered into one contiguous buffer in the order of
+    ``samples`` (HistGradientBoosting's "ordered gradients": one scattered read per row rather than one per feature).
 
     ``counts``: out's column k (out has at least k + 1 columns) also gets each bin's row count, as a last channel of
     ones would (1.0 added per row): a ones column is added to the gathered channels (those of every row are then
@@ -146,7 +182,7 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
         rows, every = np.arange(n, dtype=np.intp), False
     m = n if every else rows.shape[0]
     step = max(256, 32768 // max(k, 1))  # a block's channels: about 256 KiB
-    out[:, :k] = 0.0
+    _zero_columns(out, k)
     if m == 0 or k == 0 or d == 0:
         return np.asarray(out)
     if not every:
@@ -177,15 +213,12 @@ def histogram_fm(const code_t[:, ::1] codes_t, const Py_ssize_t[::1] offsets,
             while j + 4 <= d:
                 c0, c1, c2, c3 = &codes_t[j, 0], &codes_t[j + 1, 0], &codes_t[j + 2, 0], &codes_t[j + 3, 0]
                 o0, o1, o2, o3 = offsets[j], offsets[j + 1], offsets[j + 2], offsets[j + 3]
-                if k == 2 and ks == 2:  # a stump's two channels: the strides constant, the adds unrolled
-                    _four(base, 2, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
-                elif k == 2 and ks == 3:  # a tree root's two channels, beside its count column
-                    _four(base, 3, src, 2, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
-                elif k == 3 and ks == 3:  # a tree node's two channels and count
-                    _four(base, 3, src, 3, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
-                else:
-                    _four(base, ks, src, k, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
+                _group(base, ks, src, k, c0, c1, c2, c3, o0, o1, o2, o3, rp, t0, t1)
                 j += 4
+            if j + 2 <= d:  # two of the last features together too
+                c0, c1, o0, o1 = &codes_t[j, 0], &codes_t[j + 1, 0], offsets[j], offsets[j + 1]
+                _group(base, ks, src, k, c0, c1, NULL, NULL, o0, o1, 0, 0, rp, t0, t1)
+                j += 2
             while j < d:
                 c0, o0 = &codes_t[j, 0], offsets[j]
                 for t in range(t0, t1):
@@ -486,7 +519,8 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
 
     ``minus``: None, or a histogram (B, k) that the node's lacks: the node's histogram is then H - ``minus`` (each
     entry one subtraction, as ``np.subtract``; e.g. a tree node's from its parent's and its sibling's), written to
-    ``diff`` (B, k; H itself allowed) in the same pass.
+    ``diff`` (B, k; H itself allowed) in the same pass, or not kept (``diff`` None: e.g. a node that will not need
+    its histogram after its scan).
 
     ``scores``: None, or (2C,) for two channels (k' = 2): the candidates written are also scored as by
     :func:`weighted_errors` (the channels as (pos, neg), the base ``b0``, ``d0``) into ``scores[:2w]``, in the pass
@@ -507,9 +541,9 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
         raise ValueError(f"node_scan sums at most {SCAN_MAXK} channels, got {k}")
     if scores is not None and (kk != 2 or scores.shape[0] != 2 * C):
         raise ValueError(f"scores: two channels (got {kk}) and 2C = {2 * C} entries (got {scores.shape[0]})")
-    if (minus is None) != (diff is None) or (minus is not None and (minus.shape[0] != B or minus.shape[1] != k
-                                                                    or diff.shape[0] != B or diff.shape[1] != k)):
-        raise ValueError(f"minus and diff: both None or both {B}x{k} (H's shape)")
+    if (minus is None and diff is not None) or (minus is not None and (minus.shape[0] != B or minus.shape[1] != k)) \
+            or (diff is not None and (diff.shape[0] != B or diff.shape[1] != k)):
+        raise ValueError(f"minus and diff: None or {B}x{k} (H's shape), diff only with minus")
     cdef double* left = NULL  # the left count of each candidate written of the feature in hand
     cdef double dummy = 0.0
     cdef const double* M = NULL
@@ -525,6 +559,7 @@ def node_scan(const double[:, ::1] H, const Py_ssize_t[::1] offsets, const Py_ss
         return 0, 0, NAN
     if minus is not None:
         M = &minus[0, 0]
+    if diff is not None:
         D = &diff[0, 0]
     if scores is not None and C:
         _errors_start(&E, &scores[0], b0, d0)
@@ -792,15 +827,27 @@ def partition_rows(const column_t[::1] column, rows, Py_ssize_t threshold_bin, P
     return nl
 
 
-def split_outputs(const column_t[::1] column, Py_ssize_t threshold_bin, double left, double right, double[::1] out):
-    """``out[i]`` = ``left`` where ``column[i] <= threshold_bin``, else ``right``: a stump's outputs on the training
-    rows from its feature's codes (copies of the two values, without a branch); returns ``out``."""
-    cdef Py_ssize_t n = column.shape[0], i
+def split_outputs(const column_t[::1] column, Py_ssize_t threshold_bin, double left, double right, double[::1] out,
+                  rows=None):
+    """``out[i]`` = ``left`` where ``column[i] <= threshold_bin``, else ``right``, for every row i, or those of
+    ``rows`` (the others left as they are): a stump's outputs on the training rows from its feature's codes, or a
+    tree's last split's on its node's rows (copies of the two values, without a branch); returns ``out`` (as many
+    entries as ``column``).  ValueError for a row outside 0..n-1 (``out`` then partly written)."""
+    cdef Py_ssize_t n = column.shape[0], m, t, i
     cdef double values[2]
+    cdef bint every = rows is None, bad = False
+    cdef const Py_ssize_t[::1] r = np.ascontiguousarray(np.empty(0) if every else rows, dtype=np.intp)
     if out.shape[0] != n:
         raise ValueError(f"shape mismatch: column {n}, out {out.shape[0]}")
+    m = n if every else r.shape[0]
     values[0], values[1] = left, right
     with nogil:
-        for i in range(n):
+        for t in range(m):
+            i = t if every else r[t]
+            if <size_t>i >= <size_t>n:  # a row out of range: raised below
+                bad = True
+                break
             out[i] = values[<int>(column[i] > threshold_bin)]  # an indexed load: no branch on the codes
+    if bad:
+        raise ValueError(f"rows must lie in 0..{n - 1}")
     return np.asarray(out)

@@ -62,8 +62,9 @@ def node_scan(H, offsets, n_bins, counted, distinct, L, R, valid, index, total, 
     sum over the flat bin axis: every one, or (``distinct``) those whose left sums differ in some bit from the
     previous candidate's of the same feature; ``valid``: both sides hold samples (``counted``: H's last channel
     counts them); ``index``: their positions among all candidates.  ``minus`` (not None): the node's histogram is
-    H - minus, written to ``diff`` first.  Returns w; with ``scores`` (2C,), also :func:`weighted_errors` of the w
-    candidates (channels (pos, neg), base ``b0``, ``d0``) into ``scores[:2w]``, and returns (w, its pick)."""
+    H - minus, written to ``diff`` first (None: a new array).  Returns w; with ``scores`` (2C,), also
+    :func:`weighted_errors` of the w candidates (channels (pos, neg), base ``b0``, ``d0``) into ``scores[:2w]``, and
+    returns (w, its pick)."""
     if minus is not None:
         H = np.subtract(H, minus, out=diff)
     offsets, n_bins = np.asarray(offsets), np.asarray(n_bins)
@@ -175,7 +176,8 @@ def partition_rows(column, rows, threshold_bin, out):
     return int(left.sum())
 
 
-def split_outputs(column, threshold_bin, left, right, out):
-    """out: ``left`` where ``column <= threshold_bin``, else ``right``."""
-    out[:] = np.array([left, right])[(np.asarray(column) > threshold_bin).view(np.uint8)]
+def split_outputs(column, threshold_bin, left, right, out, rows=None):
+    """out: ``left`` where ``column <= threshold_bin``, else ``right`` (at ``rows`` only, unless None)."""
+    rows = slice(None) if rows is None else np.asarray(rows, dtype=np.intp)
+    out[rows] = np.array([left, right])[(np.asarray(column)[rows] > threshold_bin).view(np.uint8)]
     return out

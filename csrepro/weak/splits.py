@@ -40,7 +40,7 @@ class NodeScan:
 
 
 def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: bool = False,
-              minus: np.ndarray | None = None) -> NodeScan:
+              minus: np.ndarray | None = None, keep: bool = True) -> NodeScan:
     """Left/right sums of every split of the node with histogram ``H``.
 
     ``counted``: the last channel of ``H`` counts samples; a split is then valid when both sides
@@ -50,24 +50,25 @@ def scan_node(data: BinnedData, H: np.ndarray, counted: bool = False, distinct: 
     the one before it, and a tie goes to the first (its scores are equal, bit for bit) -- with their ``index``;
     in a child node of data with many distinct values (one bin per value) most bins hold none of its rows.
     ``minus``: None, or the histogram of rows of ``H`` outside the node (e.g. its sibling's, H its parent's): the
-    node's histogram is then H - minus, written over ``H`` (C-contiguous float64) in the scan's pass.
+    node's histogram is then H - minus, written over ``H`` (C-contiguous float64) in the scan's pass, unless
+    ``keep`` is False (a node that needs no histogram after its scan: ``H`` is then left as it is).
     """
-    return _scan(data, H, counted, distinct, minus)
+    return _scan(data, H, counted, distinct, minus, keep)
 
 
 def scan_pick(data: BinnedData, H: np.ndarray, criterion: Discrete, base=None, counted: bool = False,
-              distinct: bool = False, minus: np.ndarray | None = None,
+              distinct: bool = False, minus: np.ndarray | None = None, keep: bool = True,
               rtol: float = FIRST_RTOL) -> tuple[NodeScan, tuple[np.ndarray, int, float]]:
     """(:func:`scan_node`, :func:`discrete_pick` of it with ``base`` and ``rtol``); for
     :func:`~csrepro.weak.criteria.weighted_error` (two channels) the kernel ``node_scan`` scores the splits as it
     writes them, in the scan's pass (the same scores and pick)."""
     if criterion.errors is not weighted_error:
-        scan = scan_node(data, H, counted, distinct, minus)
+        scan = scan_node(data, H, counted, distinct, minus, keep)
         return scan, discrete_pick(scan, criterion, base, rtol)
-    return _scan(data, H, counted, distinct, minus, (*_error_base(base), rtol))
+    return _scan(data, H, counted, distinct, minus, keep, (*_error_base(base), rtol))
 
 
-def _scan(data, H, counted, distinct, minus, errors=None):
+def _scan(data, H, counted, distinct, minus, keep, errors=None):
     """:func:`scan_node`; with ``errors`` (b0, d0, rtol), (the scan, its weighted errors' pick) (:func:`scan_pick`)."""
     m = data.mapper
     C, kk = len(data.candidates[0]), H.shape[1] - bool(counted)
@@ -76,7 +77,7 @@ def _scan(data, H, counted, distinct, minus, errors=None):
     if minus is None:
         H = np.ascontiguousarray(H, dtype=np.float64)
     args = (H, m.offsets, m.n_bins, counted, distinct, L, R, valid.view(np.uint8), index, total, minus,
-            None if minus is None else H)
+            None if minus is None or not keep else H)
     if errors is None:
         w = data.kernel.node_scan(*args)
     else:

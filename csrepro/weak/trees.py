@@ -3,13 +3,14 @@
 Each step splits the leaf and threshold that most lower the criterion (the scan of
 :mod:`csrepro.weak.splits`, as for stumps, on the leaf's histogram).  A child's histogram
 comes from the kernel on the smaller child's rows; its sibling's is the parent's minus it (written over the parent's
-in the sibling's scan).
+in the sibling's scan, unless no split of the sibling will need it).
 A sample-count channel rides along, so splits leaving a side without samples are excluded.
 A leaf's scan keeps its distinct splits only (a bin holding none of the leaf's rows repeats the split before
 it, bit for bit: same scores, and a tie goes to the first), so that a child of data with one bin per distinct
 value (``max_bins=None``) scores about as many splits as it has distinct values.
-The children of the last split need only their sums, which the parent's scan already holds (and their rows, for
-:meth:`TreeLearner.fit_predict`: a booster's training outputs without walking X down the tree).
+The children of the last split need only their sums, which the parent's scan already holds (and, for
+:meth:`TreeLearner.fit_predict`, a booster's training outputs without walking X down the tree, their parent's rows
+and split).
 
 * Cells criterion: leaves output ``criterion.value`` of their sums; a split must lower the
   summed cell loss (e.g. weighted SSE for regression trees, (VI.44) for CS-RealBoost).
@@ -92,22 +93,26 @@ def _root_histogram(data: BinnedData, channels: np.ndarray) -> np.ndarray:
 
 class _Leaf:
     """A leaf while growing: node id, channel sums ``total`` (None: from the scan), label; and, if it
-    may still be split, its rows (None: all), histogram ``H`` (less ``minus`` until scanned) and candidate ``scan``
-    (made by :meth:`scanned` when the leaf's splits are first scored)."""
+    may still be split, its rows (None: all), histogram ``H`` (less ``minus`` until scanned; ``keep``: False when no
+    split of the leaf would need it after the scan, whose children only need their sums, so that H - minus is not
+    written) and candidate ``scan`` (made by :meth:`scanned` when the leaf's splits are first scored).  A child of a
+    last split grown for :meth:`TreeLearner.fit_predict` has ``cut`` (its parent's rows, feature, bin, side 0 / 1)
+    instead of its rows."""
 
-    def __init__(self, node, total, rows=None, H=None, depth=0, minus=None):
+    def __init__(self, node, total, rows=None, H=None, depth=0, minus=None, keep=True, cut=None):
         self.node, self.rows, self.H, self.label, self.depth, self.minus = node, rows, H, 0.0, depth, minus
-        self.total, self.scan = total, None
+        self.total, self.scan, self.keep, self.cut = total, None, keep, cut
         self.cells = None  # cells criterion: (loss here, change of the loss for each split, their pick), computed once
 
     def scanned(self, data, criterion=None, base=None):
-        """Make the leaf's ``scan`` (of H less ``minus``, written over H; ``total`` from it where not given); with a
-        Discrete ``criterion``, return its pick with ``base`` (:func:`~csrepro.weak.splits.scan_pick`: in the scan's
-        pass for the weighted error)."""
+        """Make the leaf's ``scan`` (of H less ``minus``, written over H unless not ``keep``; ``total`` from it where
+        not given); with a Discrete ``criterion``, return its pick with ``base``
+        (:func:`~csrepro.weak.splits.scan_pick`: in the scan's pass for the weighted error)."""
+        args = dict(counted=True, distinct=True, minus=self.minus, keep=self.keep)
         if criterion is None:
-            self.scan, picked = scan_node(data, self.H, counted=True, distinct=True, minus=self.minus), None
+            self.scan, picked = scan_node(data, self.H, **args), None
         else:
-            self.scan, picked = scan_pick(data, self.H, criterion, base, counted=True, distinct=True, minus=self.minus)
+            self.scan, picked = scan_pick(data, self.H, criterion, base, **args)
         self.minus = None
         if self.total is None:
             self.total = self.scan.total
@@ -146,19 +151,30 @@ class TreeLearner:
 
     def fit_predict(self, data: BinnedData, channels: np.ndarray, criterion) -> tuple[Tree | None, np.ndarray | None]:
         """``fit``'s tree and its outputs on the training rows, ``tree.predict`` of the training X (a split on codes
-        is the rule on raw values): each row's leaf from the partitions made while growing, no walk down the tree
-        (the last split's rows partitioned too).  (None, None) when every feature is constant."""
+        is the rule on raw values): each row's leaf from the partitions made while growing, no walk down the tree;
+        a last split's two leaves (adjacent, left first) written from their parent's rows by the split's codes
+        (``split_outputs``; K-vector leaves: those rows partitioned).  (None, None) when every feature is constant."""
         grown = self._grow(data, channels, criterion, keep_rows=True)
         if grown is None:
             return None, None
         tree, leaves = grown
         hx = np.empty((data.n_samples,) + tree.values.shape[1:])
         for i, lf in enumerate(leaves):
-            hx[slice(None) if lf.rows is None else lf.rows] = tree.values[i]
+            if lf.cut is None:
+                hx[slice(None) if lf.rows is None else lf.rows] = tree.values[i]
+            elif lf.cut[3] == 0:  # the left leaf of a last split; its right one follows
+                rows, j, bin_, _ = lf.cut
+                if hx.ndim == 1:
+                    data.kernel.split_outputs(data.column(j), bin_, tree.values[i], tree.values[i + 1], hx, rows)
+                else:
+                    part = np.empty(data.n_samples if rows is None else len(rows), dtype=np.intp)
+                    n_left = data.kernel.partition_rows(data.column(j), rows, bin_, part)
+                    hx[part[:n_left]], hx[part[n_left:]] = tree.values[i], tree.values[i + 1]
         return tree, hx
 
     def _grow(self, data, channels, criterion, keep_rows):
-        """(tree, its leaves) or None when every feature is constant; ``keep_rows``: every leaf keeps its rows."""
+        """(tree, its leaves) or None when every feature is constant; ``keep_rows``: every leaf keeps its rows, or
+        (a last split's) its ``cut``."""
         if isinstance(criterion, SignRegression):
             raise TypeError("trees fit Discrete or Cells criteria; SignRegression is the line learner's")
         if len(data.candidates[0]) == 0:
@@ -183,7 +199,10 @@ class TreeLearner:
             c, flip = divmod(best, 2) if discrete else (best, 0)
             last = len(leaves) + 2 == self.max_leaves or (self.max_depth is not None
                                                           and leaf.depth + 1 >= self.max_depth)
-            new = self._split(data, channels, nodes, leaf, c, last=last, keep_rows=keep_rows)
+            # a child's split, if any, comes with at least len(leaves) + 2 leaves: are its children last too?
+            keep = not (len(leaves) + 3 >= self.max_leaves or (self.max_depth is not None
+                                                               and leaf.depth + 2 >= self.max_depth))
+            new = self._split(data, channels, nodes, leaf, c, last=last, keep_rows=keep_rows, keep=keep)
             if discrete:
                 new[0].label, new[1].label = (1.0, -1.0) if flip else (-1.0, 1.0)
             leaves[best_leaf:best_leaf] = new
@@ -196,11 +215,17 @@ class TreeLearner:
         if leaves[0].label == 0:  # the root: its split is always made, no other leaf
             scores, first, low = leaves[0].scanned(data, criterion)
             return [scores], [(first, low)], np.inf, 0.0
-        zero = np.zeros_like(leaves[0].total)
-        pos = sum((lf.total for lf in leaves if lf.label > 0), zero)
-        neg = sum((lf.total for lf in leaves if lf.label < 0), zero)
-        current = float(criterion.score(pos[None], neg[None])[0])
-        rest = [(pos - lf.total * (lf.label > 0), neg - lf.total * (lf.label < 0)) for lf in leaves]
+        # in Python floats, NumPy's operations element by element (the same bits, no array per operation): the sums
+        # mapped to +1 / -1 from 0.0 in leaf order, and each leaf's rest, pos - total * 1.0 (or * 0.0)
+        totals = [lf.total.tolist() for lf in leaves]
+        pos, neg = [0.0] * len(totals[0]), [0.0] * len(totals[0])
+        for lf, t in zip(leaves, totals):
+            if lf.label > 0 or lf.label < 0:
+                side = pos if lf.label > 0 else neg
+                side[:] = [a + x for a, x in zip(side, t)]
+        current = float(criterion.score(np.array([pos]), np.array([neg]))[0])
+        rest = [(np.array([a - x * float(lf.label > 0) for a, x in zip(pos, t)]),
+                 np.array([a - x * float(lf.label < 0) for a, x in zip(neg, t)])) for lf, t in zip(leaves, totals)]
         picked = [lf.pick(data, criterion, base) for lf, base in zip(leaves, rest)]
         return ([s for s, _, _ in picked], [(i, low) for _, i, low in picked], current,
                 RTOL * abs(current) if np.isfinite(current) else 0.0)
@@ -222,9 +247,10 @@ class TreeLearner:
         return (scores, picks, 0.0, RTOL * np.abs(here).sum()) if len(leaves) > 1 else (scores, picks, np.inf, 0.0)
 
     @staticmethod
-    def _split(data, channels, nodes, leaf, c, last, keep_rows=False):
+    def _split(data, channels, nodes, leaf, c, last, keep_rows=False, keep=True):
         """Record the split of ``leaf`` by candidate c in ``nodes``; its two children as leaves (``last``: sums only,
-        and their rows with ``keep_rows``)."""
+        and their ``cut`` with ``keep_rows``; ``keep``: False when the children's own splits would be last, so that
+        their histograms are not needed after their scans)."""
         _, feature, b = data.candidates
         q = leaf.scan.index[c]  # c among the leaf's distinct splits, q among all
         j, bin_ = int(feature[q]), int(b[q])
@@ -235,18 +261,17 @@ class TreeLearner:
             nodes[key] += [val, val]
         totals = [leaf.scan.L[c], leaf.scan.R[c]]
         depth = leaf.depth + 1
-        if last and not keep_rows:  # no further split: the children need only their sums
-            return [_Leaf(ids[s], totals[s], depth=depth) for s in (0, 1)]
+        if last:  # no further split: the children need only their sums (and for fit_predict the split)
+            return [_Leaf(ids[s], totals[s], depth=depth, cut=(leaf.rows, j, bin_, s) if keep_rows else None)
+                    for s in (0, 1)]
         rows = np.empty(data.n_samples if leaf.rows is None else len(leaf.rows), dtype=np.intp)
         n_left = data.kernel.partition_rows(data.column(j), leaf.rows, bin_, rows)
         kids = [rows[:n_left], rows[n_left:]]
-        if last:
-            return [_Leaf(ids[s], totals[s], kids[s], depth=depth) for s in (0, 1)]
         small = 0 if len(kids[0]) <= len(kids[1]) else 1
         H_small = data.histogram(channels, kids[small], counts=True)  # a count channel last
         # the big child's: the parent's histogram (not needed any more) minus the small child's, in its scan
         hist = {small: (H_small, None), 1 - small: (leaf.H, H_small)}
-        return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], depth, hist[s][1]) for s in (0, 1)]
+        return [_Leaf(ids[s], totals[s], kids[s], hist[s][0], depth, hist[s][1], keep) for s in (0, 1)]
 
     @staticmethod
     def _tree(nodes, leaves, criterion, discrete) -> Tree:

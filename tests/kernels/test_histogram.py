@@ -63,7 +63,8 @@ def test_feature_major_kernel_equals_row_major_bit_for_bit(problem, dominant):
 
 def test_feature_major_blocks_and_wide_channels():
     """Several row blocks, d not a multiple of 4, 201 bins, a dominant bin; k = 8..24 even (REBEL's 2K: runs summed
-    in registers), and other k (features four at a time; a subset's channels gathered per block); uint16 codes."""
+    in registers), and other k (features four at a time, then a pair and one; a subset's channels gathered per
+    block); uint16 codes."""
     rng = np.random.default_rng(0)
     n, d = 5000, 7
     codes = np.where(rng.random((n, d)) < 0.8, 0, rng.integers(0, 201, (n, d))).astype(np.int32)
@@ -111,11 +112,13 @@ def test_wider_out_gets_the_sums_in_its_first_columns(samples):
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
-def test_feature_major_counts_equal_a_channel_of_ones(dtype):
+@pytest.mark.parametrize("d", [5, 6])
+def test_feature_major_counts_equal_a_channel_of_ones(dtype, d):
     """``counts``: the sums of the channels with a last channel of ones, bit for bit (all rows, subsets in any order
-    with repeats, a wider out, and k = 1..3 channels); out too narrow refused."""
+    with repeats, a wider out, and k = 1..3 channels; d features: four and one, four and a pair); out too narrow
+    refused."""
     rng = np.random.default_rng(2)
-    n, d = 3000, 5
+    n = 3000
     codes = np.where(rng.random((n, d)) < 0.5, 0, rng.integers(0, 40, (n, d))).astype(np.int32)
     offsets, codes_t = np.arange(d, dtype=np.intp) * 40, np.ascontiguousarray(codes.T, dtype=dtype)
     for k in (1, 2, 3):
@@ -354,10 +357,10 @@ def test_node_scan_equals_reference_bit_for_bit(problem, empty_bins):
 
 
 @settings(max_examples=100, deadline=None)
-@given(scan_problems(), st.booleans(), st.booleans())
-def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, in_place):
-    """``minus``: the scan of H - minus (np.subtract's bits), written to ``diff`` (H itself or another array), as
-    the scan of that difference; both backends; shapes checked."""
+@given(scan_problems(), st.booleans(), st.sampled_from(["in place", "another array", "not kept"]))
+def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, written):
+    """``minus``: the scan of H - minus (np.subtract's bits), written to ``diff`` (H itself or another array) or not
+    (``diff`` None: H left as it is), as the scan of that difference; both backends; shapes checked."""
     H, offsets, n_bins, counted = problem
     sibling = np.ascontiguousarray(np.random.default_rng(len(H)).normal(size=H.shape))
     if counted:
@@ -366,16 +369,16 @@ def test_node_scan_of_a_difference_equals_the_scan_of_it(problem, distinct, in_p
     want = _scan(histogram_ref, np.subtract(parent, sibling), offsets, n_bins, counted, distinct)
     for mod in (histogram, histogram_ref):
         P = parent.copy()
-        diff = P if in_place else np.full_like(P, np.nan)
+        diff = {"in place": P, "another array": np.full_like(P, np.nan), "not kept": None}[written]
         C, kk = int((n_bins - 1).sum()), H.shape[1] - counted
         L, R, valid, total = np.empty((kk, C)), np.empty((kk, C)), np.zeros(C, np.uint8), np.empty(kk)
         index = np.empty(C, dtype=np.intp)
         w = mod.node_scan(P, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, diff)
-        assert diff.tobytes() == np.subtract(parent, sibling).tobytes()
+        assert (P if diff is None else diff).tobytes() == (parent if diff is None else parent - sibling).tobytes()
         for g, x in zip((L[:, :w], R[:, :w], valid[:w].astype(bool), index[:w], total), want):
             np.testing.assert_array_equal(g, x)
     with pytest.raises(ValueError, match="minus and diff"):
-        histogram.node_scan(parent, offsets, n_bins, counted, distinct, L, R, valid, index, total, sibling, None)
+        histogram.node_scan(parent, offsets, n_bins, counted, distinct, L, R, valid, index, total, None, parent)
 
 
 @settings(max_examples=100, deadline=None)
@@ -404,6 +407,37 @@ def test_node_scan_scores_its_splits_as_weighted_errors(problem, distinct, root,
     with pytest.raises(ValueError, match="scores: two channels"):
         histogram.node_scan(np.ones((len(H), 4)), offsets, n_bins, False, distinct, np.empty((4, C)), np.empty((4, C)),
                             valid, index, np.empty(4), None, None, scores)
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.sampled_from([0.0, 0.5, 0.9]),
+       st.sampled_from([None, "in place", "not kept"]), st.booleans())
+def test_node_scan_of_a_tree_node_with_long_features(seed, d, empty, minus, scored):
+    """A tree node's scan (two class channels and a count, distinct splits: the SSE2 loop) over features of up to 60
+    bins with runs of empty bins (``empty``: their share), of its histogram or of a parent's less a sibling's (written
+    in place or not kept), scored or not: the reference's outputs bit for bit."""
+    rng = np.random.default_rng(seed)
+    n_bins = rng.integers(1, 61, d).astype(np.intp)
+    offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.intp)
+    B, C = int(n_bins.sum()), int((n_bins - 1).sum())
+    H = np.column_stack([rng.choice([0.25, 0.5, 1.0], (B, 2)) * rng.random((B, 2)), rng.integers(1, 4, B)])
+    H[rng.random(B) < empty] = 0.0
+    sibling = np.column_stack([rng.random((B, 2)), rng.integers(0, 3, B)]) if minus else None
+    parent = H + sibling if minus else H
+    got = []
+    for mod in (histogram, histogram_ref):
+        P = parent.copy()
+        L, R, valid = np.full((2, C), np.nan), np.full((2, C), np.nan), np.zeros(C, np.uint8)
+        index = np.zeros(C, np.intp)
+        total, scores = np.full(2, np.nan), np.full(2 * C, np.nan)
+        extra = (scores, 0.125, 0.25, 1e-12) if scored else ()
+        res = mod.node_scan(P, offsets, n_bins, True, True, L, R, valid, index, total, sibling,
+                            P if minus == "in place" else None, *extra)
+        w = res[0] if scored else res
+        got.append((res, L[:, :w].tobytes(), R[:, :w].tobytes(), valid[:w].tobytes(), index[:w].tobytes(),
+                    total.tobytes(), scores[:2 * w].tobytes(), P.tobytes()))
+    assert got[0][1:] == got[1][1:]
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+
 
 def test_node_scan_hand_computed_and_refuses_bad_layouts():
     H = np.array([[1.0, 1], [2, 2], [4, 0], [8, 1], [16, 3]])  # feature 0: bins 0-2, feature 1: bins 3-4; counted
@@ -622,7 +656,8 @@ def test_partition_rows_equals_reference(seed, n, dtype, subset):
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 60), st.sampled_from([np.uint8, np.uint16, np.int32]))
 def test_split_outputs_equals_reference(seed, n, dtype):
-    """A stump's two outputs by code <= b (zero signs and NaN kept), bit for bit; shapes checked."""
+    """A stump's two outputs by code <= b (zero signs and NaN kept), bit for bit, on every row or on a subset (in any
+    order; the other entries left as they are); shapes and rows checked."""
     rng = np.random.default_rng(seed)
     column = rng.integers(0, 6, n).astype(dtype)
     b = int(rng.integers(-1, 7))
@@ -630,5 +665,11 @@ def test_split_outputs_equals_reference(seed, n, dtype):
     got = histogram.split_outputs(column, b, left, right, np.empty(n))
     want = histogram_ref.split_outputs(column, b, left, right, np.empty(n))
     assert got.tobytes() == want.tobytes()
+    rows = rng.permutation(n)[:int(rng.integers(0, n + 1))]
+    got = histogram.split_outputs(column, b, left, right, np.full(n, 7.0), rows)
+    want = histogram_ref.split_outputs(column, b, left, right, np.full(n, 7.0), rows)
+    assert got.tobytes() == want.tobytes()
     with pytest.raises(ValueError, match="shape mismatch"):
         histogram.split_outputs(column, b, left, right, np.empty(n + 1))
+    with pytest.raises(ValueError, match="rows must lie"):
+        histogram.split_outputs(column, b, left, right, np.empty(n), np.array([n]))

@@ -356,9 +356,9 @@ static inline int csrepro_weighted_errors(const double* pl, const double* pr, co
 #define CSREPRO_SCAN_MAXK 256
 /* node_scan's pass (see histogram.pyx for what it computes), k <= CSREPRO_SCAN_MAXK channels, H (B, k) contiguous, L
    and R (kk, *) rows ls / rs doubles apart, left: B doubles of scratch; M: NULL, or (B, k) subtracted from H (each
-   entry's difference written to D, which may be H, and scanned); E: NULL, or (kk = 2) the candidates written are
-   scored by weighted_errors into E as R is written.  Inlined with k = 2 and k = 3 (constant: the
-   running sums stay in registers) and as is.  Bits: the scalar loop's subtractions and additions in its order. */
+   entry's difference scanned and, unless D is NULL, written to D, which may be H); E: NULL, or (kk = 2) the
+   candidates written are scored by weighted_errors into E as R is written.  Inlined with k = 2 and k = 3 (constant:
+   the running sums stay in registers) and as is.  Bits: the scalar loop's subtractions and additions in its order. */
 static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         const Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d, int counted, int distinct,
         double* L, Py_ssize_t ls, double* R, Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
@@ -379,10 +379,10 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
         for (t = 0; t < m; t++, b++) {
             for (c = 0; c < k; c++) {
                 double h = H[b * k + c];
-                if (M) {
+                if (M)
                     h -= M[b * k + c];
+                if (D)
                     D[b * k + c] = h;
-                }
                 run[c] += h;
             }
             if (t < m - 1) {
@@ -418,6 +418,105 @@ static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_body(
     }
     return w;
 }
+#if defined(__SSE2__)
+/* One bin of csrepro_scan_tree: h = H[i] (less M[i] where M is not NULL; written to D[i] where D is not NULL) added
+   to the running sums (channels 0, 1 in one register, the count in run2). */
+static inline __attribute__((always_inline)) void csrepro_scan_tree_add(const double* H, const double* M, double* D,
+                                                                        Py_ssize_t i, __m128d* run, double* run2) {
+    __m128d h = _mm_loadu_pd(H + 3 * i);
+    double h2 = H[3 * i + 2];
+    if (M) {
+        h = _mm_sub_pd(h, _mm_loadu_pd(M + 3 * i));
+        h2 -= M[3 * i + 2];
+    }
+    if (D) {
+        _mm_storeu_pd(D + 3 * i, h);
+        D[3 * i + 2] = h2;
+    }
+    *run = _mm_add_pd(*run, h);
+    *run2 += h2;
+}
+/* csrepro_scan_body for a tree node (k = 3: two channels and a count; counted, distinct) in SSE2: the same IEEE
+   operations in the same order, channels 0 and 1 two lanes of one register (element-wise: the same bits), a
+   candidate's bits compared as integers, and R, valid and the scores two candidates at a time (each lane the scalar
+   operations; the scores into E's range in the scalar loop's order). */
+static inline __attribute__((always_inline)) Py_ssize_t csrepro_scan_tree(
+        const double* H, const Py_ssize_t* n_bins, Py_ssize_t d, double* L, Py_ssize_t ls, double* R, Py_ssize_t rs,
+        unsigned char* valid, Py_ssize_t* index, double* total, double* left, const double* M, double* D,
+        csrepro_errors* E) {
+    double* const L1 = L + ls;
+    double* const R1 = R + rs;
+    const __m128d half = _mm_set1_pd(0.5), inf = _mm_set1_pd(HUGE_VAL);
+    __m128d run = _mm_setzero_pd(), before, cur, T;
+    __m128i prev = _mm_setzero_si128();
+    double run2 = 0.0, before2, cur2, T2;
+    unsigned long long prev2 = 0, u2;
+    Py_ssize_t b = 0, q = 0, w = 0, j, t, x;
+    for (j = 0; j < d; j++) {
+        const Py_ssize_t m = n_bins[j], w0 = w;
+        before = run;
+        before2 = run2;
+        for (t = 0; t < m - 1; t++) {
+            int same;
+            csrepro_scan_tree_add(H, M, D, b + t, &run, &run2);
+            cur = _mm_sub_pd(run, before);
+            cur2 = run2 - before2;
+            memcpy(&u2, &cur2, 8);  /* the double's bits */
+            same = (t > 0) & (u2 == prev2) &  /* no branch on the data */
+                   (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_castpd_si128(cur), prev)) == 0xFFFF);
+            prev = _mm_castpd_si128(cur);
+            prev2 = u2;
+            _mm_storel_pd(L + w, cur);  /* written always, kept when fresh: no branch on the data */
+            _mm_storeh_pd(L1 + w, cur);
+            left[w - w0] = cur2;
+            index[w] = q + t;
+            w += !same;
+        }
+        csrepro_scan_tree_add(H, M, D, b + m - 1, &run, &run2);  /* the last bin (m >= 1): no candidate */
+        b += m;
+        q += m - 1;
+        T = _mm_sub_pd(run, before);
+        T2 = run2 - before2;
+        if (j == 0)
+            _mm_storeu_pd(total, T);
+        {
+            const __m128d T0 = _mm_unpacklo_pd(T, T), T1 = _mm_unpackhi_pd(T, T), Tc = _mm_set1_pd(T2);
+            for (x = w0; x + 2 <= w; x += 2) {
+                const __m128d l0 = _mm_loadu_pd(L + x), l1 = _mm_loadu_pd(L1 + x), c = _mm_loadu_pd(left + (x - w0));
+                const __m128d r0 = _mm_sub_pd(T0, l0), r1 = _mm_sub_pd(T1, l1);
+                const __m128d ok = _mm_and_pd(_mm_cmpgt_pd(c, half), _mm_cmpgt_pd(_mm_sub_pd(Tc, c), half));
+                const int bits = _mm_movemask_pd(ok);
+                _mm_storeu_pd(R + x, r0);
+                _mm_storeu_pd(R1 + x, r1);
+                valid[x] = bits & 1;
+                valid[x + 1] = bits >> 1;
+                if (E) {  /* s0 = (nr + d0) + (pl + b0), s1 = (nl + d0) + (pr + b0); HUGE_VAL unless ok */
+                    const __m128d b0 = _mm_set1_pd(E->b0), d0 = _mm_set1_pd(E->d0);
+                    __m128d s0 = _mm_add_pd(_mm_add_pd(r1, d0), _mm_add_pd(l0, b0));
+                    __m128d s1 = _mm_add_pd(_mm_add_pd(l1, d0), _mm_add_pd(r0, b0));
+                    __m128d a, z;
+                    s0 = _mm_or_pd(_mm_and_pd(ok, s0), _mm_andnot_pd(ok, inf));
+                    s1 = _mm_or_pd(_mm_and_pd(ok, s1), _mm_andnot_pd(ok, inf));
+                    a = _mm_unpacklo_pd(s0, s1);  /* candidate x: (s0, s1) */
+                    z = _mm_unpackhi_pd(s0, s1);  /* candidate x + 1 */
+                    _mm_storeu_pd(E->s + 2 * x, a);
+                    _mm_storeu_pd(E->s + 2 * x + 2, z);
+                    csrepro_range_add(&E->r, a);
+                    csrepro_range_add(&E->r, z);
+                }
+            }
+            for (; x < w; x++) {
+                R[x] = _mm_cvtsd_f64(T0) - L[x];
+                R1[x] = _mm_cvtsd_f64(T1) - L1[x];
+                valid[x] = left[x - w0] > 0.5 && T2 - left[x - w0] > 0.5;
+                if (E)
+                    csrepro_errors_put(E, x, L[x], R[x], L1[x], R1[x], valid[x]);
+            }
+        }
+    }
+    return w;
+}
+#endif
 static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const Py_ssize_t* n_bins, Py_ssize_t d,
                                            int counted, int distinct, double* L, Py_ssize_t ls, double* R,
                                            Py_ssize_t rs, unsigned char* valid, Py_ssize_t* index, double* total,
@@ -426,8 +525,15 @@ static inline Py_ssize_t csrepro_node_scan(Py_ssize_t k, const double* H, const 
        (distinct splits) */
     if (k == 2 && !counted && !distinct)
         return csrepro_scan_body(2, H, n_bins, d, 0, 0, L, ls, R, rs, valid, index, total, left, M, D, E);
+#if defined(__SSE2__)
+    if (k == 3 && counted && distinct)
+        return !M ? csrepro_scan_tree(H, n_bins, d, L, ls, R, rs, valid, index, total, left, NULL, NULL, E)
+               : D ? csrepro_scan_tree(H, n_bins, d, L, ls, R, rs, valid, index, total, left, M, D, E)
+                   : csrepro_scan_tree(H, n_bins, d, L, ls, R, rs, valid, index, total, left, M, NULL, E);
+#else
     if (k == 3 && counted && distinct)
         return csrepro_scan_body(3, H, n_bins, d, 1, 1, L, ls, R, rs, valid, index, total, left, M, D, E);
+#endif
     switch (k) {
     case 2:
         return csrepro_scan_body(2, H, n_bins, d, counted, distinct, L, ls, R, rs, valid, index, total, left, M, D, E);
