@@ -13,10 +13,14 @@ cdef extern from "exp_losses_simd.h":
                                                  double* t) noexcept nogil
     void csr_log1p_pair "csrepro_log1p_pair"(const double* s, const double* t, double sc0, double sc1, double* d,
                                              double* d2) noexcept nogil
-    void csr_group_sums4 "csrepro_group_sums4"(const double* row, Py_ssize_t M, const Py_ssize_t* order,
+    void csr_group_sums4 "csrepro_group_sums4"(const double* col, Py_ssize_t n, const Py_ssize_t* order,
                                                const Py_ssize_t* starts, Py_ssize_t nu, bint moments,
                                                const double* uniq, double sign, const double* off, double* out,
                                                double* s) noexcept nogil
-    void csr_times_max4 "csrepro_times_max4"(double* row, Py_ssize_t M, const double* f0, const double* f1,
-                                             const double* f2, const double* f3, const Py_ssize_t* group,
-                                             double floor, double* rho) noexcept nogil
+    void csr_rescale4 "csrepro_rescale4"(double* col, Py_ssize_t n, Py_ssize_t M, const double* f0, const double* f1,
+                                         const double* f2, const double* f3, const Py_ssize_t* group, const double* c0,
+                                         const double* c1, const double* c2, const double* c3, double floor,
+                                         double* rho) noexcept nogil
+    void csr_cell_sums "csrepro_cell_sums"(const double* A, const double* B, const double* scale, const double* sw,
+                                           const Py_ssize_t* rows, Py_ssize_t n, Py_ssize_t nu,
+                                           double* out) noexcept nogil

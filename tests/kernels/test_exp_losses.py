@@ -78,7 +78,7 @@ def _groups(v):
 
 def _state(mod, S, z, C, fam, out):
     n, M = S.shape
-    P, Q, scale = np.empty((n, M)), np.empty((n, M if fam == 2 else 0)), np.empty(n)
+    P, Q, scale = np.empty((M, n)), np.empty((M if fam == 2 else 0, n)), np.empty(n)  # column-major state
     mod.load_state(S, z, C, fam, out, P, Q, scale)
     return P, Q, scale
 
@@ -268,7 +268,7 @@ def test_state_keeps_underflowing_terms_at_the_floor():
     C = np.array([[0, 1, 1], [1, 0, 1], [2.0, 3.0, 0]])
     for mod in (exp_losses, exp_losses_ref):
         P, _, scale = _state(mod, S, z, C, 0, 0)
-        np.testing.assert_allclose(P[0], [1.0, 3.0 * np.exp(-700.0), 0.0], rtol=1e-12)
+        np.testing.assert_allclose(P[:, 0], [1.0, 3.0 * np.exp(-700.0), 0.0], rtol=1e-12)
         assert scale[0] == pytest.approx(2.0 * np.exp(-5.0), rel=1e-12)
 
 
@@ -369,8 +369,8 @@ def test_prepare_step_weights_only(name):
 @pytest.mark.parametrize("name", LOSSES)
 @pytest.mark.parametrize("wh_rows", [1, 3])
 def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
-    """prepare_step and apply_step run their two passes a block of rows at a time (their first passes two rows
-    at a time): over several blocks and a partial odd one (n = 601) each sample's weights, groups and state
+    """prepare_step and apply_step run their two passes a block of samples at a time (their first passes four
+    samples at a time where the CPU has AVX2, else two): over several blocks and a partial odd one (n = 601) each sample's weights, groups and state
     are those of that sample alone, and the loss is the samples' losses added in sample order."""
     loss, fam, out = _codes(name)
     S, z, C, g, v = _problem(16, n=601, scale=2.0)
@@ -384,7 +384,7 @@ def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
     P, Q, scale = _state(exp_losses, S, z, C, fam, out)
 
     def run(sl):
-        p, q, sc = P[sl].copy(), Q[sl].copy(), scale[sl].copy()
+        p, q, sc = P[:, sl].copy(), Q[:, sl].copy(), scale[sl].copy()
         wh, A, B = np.empty((wh_rows, len(sc))), np.empty((len(sc), nu)), np.empty((len(sc), nu))
         total = exp_losses.prepare_step(p, q, sc, order, starts, uniq, off[sl], fam, out, wh, A, B, True, sw[sl])
         exp_losses.apply_step(p, q, sc, z[sl], C, np.ascontiguousarray(factors[sl]), group, fam, out)
@@ -393,7 +393,8 @@ def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
     whole, total = run(slice(None))
     alone = [run(slice(i, i + 1)) for i in range(n)]
     for k, got in enumerate(whole):
-        np.testing.assert_array_equal(got, np.concatenate([a[0][k] for a in alone], axis=0 if k in (1, 2, 3, 4) else 1))
+        axis = 0 if k in (1, 2) else 1  # A and B: rows of samples; wh, the state and the scale: columns
+        np.testing.assert_array_equal(got, np.concatenate([a[0][k] for a in alone], axis=axis))
     want = 0.0
     for a in alone:
         want += a[1]
@@ -548,8 +549,8 @@ def test_samples_in_pairs_are_the_one_at_a_time_bits(name, weighted):
 
     def prepared(sl):
         wh, A, B = np.empty((3, len(z[sl]))), np.empty((len(z[sl]), nu)), np.empty((len(z[sl]), nu))
-        exp_losses.prepare_step(P[sl], Q[sl], scale[sl], order, starts, uniq, off[sl], fam, out, wh, A, B,
-                                sw=None if sw is None else sw[sl])
+        exp_losses.prepare_step(P[:, sl].copy(), Q[:, sl].copy(), scale[sl], order, starts, uniq, off[sl], fam, out,
+                                wh, A, B, sw=None if sw is None else sw[sl])
         return wh, A, B
 
     wh, A, B = prepared(slice(None))
