@@ -24,3 +24,6 @@ cdef extern from "exp_losses_simd.h":
     void csr_cell_sums "csrepro_cell_sums"(const double* A, const double* B, const double* scale, const double* sw,
                                            const Py_ssize_t* rows, Py_ssize_t n, Py_ssize_t nu,
                                            double* out) noexcept nogil
+    void csr_cell_products4 "csrepro_cell_products4"(const double* A, const double* B, const double* scale,
+                                                     const double* sw, const Py_ssize_t* rows, Py_ssize_t n,
+                                                     Py_ssize_t nu, double* out) noexcept nogil

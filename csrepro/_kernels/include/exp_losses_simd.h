@@ -23,19 +23,22 @@ static inline void csrepro_cell_sums(const double* restrict A, const double* res
                                      double* restrict out) {
     Py_ssize_t i, u, k;
     double w, x, *o;
-    for (i = 0; i < n; i++) {
-        w = sw == NULL ? scale[i] : sw[i] * scale[i];
-        if (B == NULL) {
+    if (B == NULL) {
+        for (i = 0; i < n; i++) {
+            w = sw == NULL ? scale[i] : sw[i] * scale[i];
             o = out + rows[i] * nu;
             for (u = 0; u < nu; u++)
                 o[u] += w * A[i * nu + u];
-        } else {
-            o = out + rows[i] * nu * nu;
-            for (u = 0; u < nu; u++) {
-                x = w * A[i * nu + u];
-                for (k = 0; k < nu; k++)
-                    o[u * nu + k] += x * B[i * nu + k];
-            }
+        }
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        w = sw == NULL ? scale[i] : sw[i] * scale[i];
+        o = out + rows[i] * nu * nu;
+        for (u = 0; u < nu; u++) {
+            x = w * A[i * nu + u];
+            for (k = 0; k < nu; k++)
+                o[u * nu + k] += x * B[i * nu + k];
         }
     }
 }
@@ -145,6 +148,49 @@ static __attribute__((target("avx2"))) void csrepro_rescale4(double* col, Py_ssi
         _mm256_storeu_pd(col + j * n, _mm256_max_pd(_mm256_mul_pd(x[j], inv), lo));
     }
 }
+/* With AVX2, csrepro_cell_sums of the pairwise family (``B``) for nu <= 4 groups: a sample's nu x nu products, in
+   the order of ``out``'s row, four per register (lane l of chunk q: group u = (4 q + l) / nu of A times group k =
+   (4 q + l) % nu of B, the two rows' lanes put in place by a permutation), each product and sum as the scalar
+   loop's; the last L % 4 (L = nu nu) in scalars. */
+static __attribute__((target("avx2"))) void csrepro_cell_products4(const double* restrict A, const double* restrict B,
+                                                                  const double* restrict scale,
+                                                                  const double* restrict sw,
+                                                                  const Py_ssize_t* restrict rows, Py_ssize_t n,
+                                                                  Py_ssize_t nu, double* restrict out) {
+    const Py_ssize_t L = nu * nu, nq = L / 4;
+    const __m256i mask = _mm256_set_epi64x(nu > 3 ? -1 : 0, nu > 2 ? -1 : 0, nu > 1 ? -1 : 0, -1);
+    __m256i pa[4], pb[4];
+    __m256d x, b;
+    int lane[8];
+    double w, *o;
+    Py_ssize_t i, q, l, t;
+    for (q = 0; q < nq; q++) {  /* 32-bit index pairs of the doubles each lane takes */
+        for (t = 0; t < 4; t++) {
+            l = 4 * q + t;
+            lane[2 * t] = (int)(2 * (l / nu));
+            lane[2 * t + 1] = (int)(2 * (l / nu) + 1);
+        }
+        pa[q] = _mm256_loadu_si256((const __m256i*)lane);
+        for (t = 0; t < 4; t++) {
+            l = 4 * q + t;
+            lane[2 * t] = (int)(2 * (l % nu));
+            lane[2 * t + 1] = (int)(2 * (l % nu) + 1);
+        }
+        pb[q] = _mm256_loadu_si256((const __m256i*)lane);
+    }
+    for (i = 0; i < n; i++) {
+        w = sw == NULL ? scale[i] : sw[i] * scale[i];
+        x = _mm256_mul_pd(_mm256_set1_pd(w), _mm256_maskload_pd(A + i * nu, mask));
+        b = _mm256_maskload_pd(B + i * nu, mask);
+        o = out + rows[i] * L;
+        for (q = 0; q < nq; q++)
+            _mm256_storeu_pd(o + 4 * q, _mm256_add_pd(_mm256_loadu_pd(o + 4 * q), _mm256_mul_pd(
+                _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(x), pa[q])),
+                _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(b), pb[q])))));
+        for (l = 4 * nq; l < L; l++)
+            o[l] += (w * A[i * nu + l / nu]) * B[i * nu + l % nu];
+    }
+}
 /* With AVX2, four samples i..i+3 at once, one per lane: their
    _grouped_moments (sign 1; sample k's groups A + k nu, its factors Xk, off[k], g[k]) and then the outer's three
    derivatives (``log1p``: _derivatives_log1p, else _derivatives_identity; scale[k]) into d[3 k .. 3 k + 2]. */
@@ -220,6 +266,10 @@ static inline void csrepro_rescale4(double* col, Py_ssize_t n, Py_ssize_t M, con
                                     const double* c1, const double* c2, const double* c3, double floor, double* rho) {
     (void)col; (void)n; (void)M; (void)f0; (void)f1; (void)f2; (void)f3; (void)group; (void)c0; (void)c1; (void)c2;
     (void)c3; (void)floor; (void)rho;
+}
+static inline void csrepro_cell_products4(const double* A, const double* B, const double* scale, const double* sw,
+                                          const Py_ssize_t* rows, Py_ssize_t n, Py_ssize_t nu, double* out) {
+    (void)A; (void)B; (void)scale; (void)sw; (void)rows; (void)n; (void)nu; (void)out;
 }
 #endif
 
