@@ -193,15 +193,15 @@ static __attribute__((target("avx2"))) void csrepro_cell_products4(const double*
 }
 /* With AVX2, four samples i..i+3 at once, one per lane: their
    _grouped_moments (sign 1; sample k's groups A + k nu, its factors Xk, off[k], g[k]) and then the outer's three
-   derivatives (``log1p``: _derivatives_log1p, else _derivatives_identity; scale[k]) into d[3 k .. 3 k + 2]. */
+   derivatives (``log1p``: _derivatives_log1p, else _derivatives_identity; scale[k]) into d[k], d[4 + k] and
+   d[8 + k]. */
 static __attribute__((target("avx2"))) void csrepro_derivs4(const double* A, Py_ssize_t nu, const double* X0,
                                                            const double* X1, const double* X2, const double* X3,
                                                            const double* uniq, const double* off, const double* g,
                                                            const double* scale, int log1p, double* d) {
     const __m256d o = _mm256_loadu_pd(off), gg = _mm256_loadu_pd(g), sc = _mm256_loadu_pd(scale);
     __m256d m0 = _mm256_setzero_pd(), m1 = m0, m2 = m0, m3 = m0, b, e, inv, r1, r2, e1, e2;
-    double out[12];
-    Py_ssize_t u, k;
+    Py_ssize_t u;
     for (u = 0; u < nu; u++) {
         b = _mm256_mul_pd(gg, _mm256_sub_pd(_mm256_set1_pd(uniq[u]), o));
         e = _mm256_mul_pd(_mm256_set_pd(A[3 * nu + u], A[2 * nu + u], A[nu + u], A[u]),
@@ -226,14 +226,9 @@ static __attribute__((target("avx2"))) void csrepro_derivs4(const double* A, Py_
         e1 = _mm256_mul_pd(sc, m2);
         e2 = _mm256_mul_pd(sc, m3);
     }
-    _mm256_storeu_pd(out, r1);
-    _mm256_storeu_pd(out + 4, e1);
-    _mm256_storeu_pd(out + 8, e2);
-    for (k = 0; k < 4; k++) {
-        d[3 * k] = out[k];
-        d[3 * k + 1] = out[4 + k];
-        d[3 * k + 2] = out[8 + k];
-    }
+    _mm256_storeu_pd(d, r1);
+    _mm256_storeu_pd(d + 4, e1);
+    _mm256_storeu_pd(d + 8, e2);
 }
 static inline int csrepro_exp_quads(void) { return csrepro_cpu_has_avx2(); }
 #else
