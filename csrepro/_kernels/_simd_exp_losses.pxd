@@ -4,9 +4,15 @@ cdef extern from "exp_losses_simd.h":
     double csr_max "csrepro_max"(double a, double b) noexcept nogil
     const bint CSR_PAIRS "CSREPRO_EXP_PAIRS"
     bint csr_quads "csrepro_exp_quads"() noexcept nogil
-    void csr_derivs4 "csrepro_derivs4"(const double* A, Py_ssize_t nu, const double* X0, const double* X1,
-                                       const double* X2, const double* X3, const double* uniq, const double* off,
-                                       const double* g, const double* scale, bint log1p, double* d) noexcept nogil
+    void csr_derivs4_add "csrepro_derivs4_add"(const double* A, Py_ssize_t nu, const double* X0, const double* X1,
+                                               const double* X2, const double* X3, const double* uniq,
+                                               const double* off, const double* g, const double* scale, bint log1p,
+                                               const double* sw, double* t) noexcept nogil
+    void csr_derivs4_store "csrepro_derivs4_store"(const double* A, Py_ssize_t nu, const double* X0, const double* X1,
+                                                   const double* X2, const double* X3, const double* uniq,
+                                                   const double* off, const double* g, const double* scale,
+                                                   bint log1p, const double* sw, double* d0, double* d1,
+                                                   double* d2) noexcept nogil
     void csr_moments_pair "csrepro_moments_pair"(const double* A0, const double* A1, const double* X0,
                                                  const double* X1, const double* uniq, Py_ssize_t nu, double off0,
                                                  double off1, double g0, double g1, double* s,

@@ -191,16 +191,15 @@ static __attribute__((target("avx2"))) void csrepro_cell_products4(const double*
             o[l] += (w * A[i * nu + l / nu]) * B[i * nu + l % nu];
     }
 }
-/* With AVX2, four samples i..i+3 at once, one per lane: their
-   _grouped_moments (sign 1; sample k's groups A + k nu, its factors Xk, off[k], g[k]) and then the outer's three
-   derivatives (``log1p``: _derivatives_log1p, else _derivatives_identity; scale[k]) into d[k], d[4 + k] and
-   d[8 + k]. */
-static __attribute__((target("avx2"))) void csrepro_derivs4(const double* A, Py_ssize_t nu, const double* X0,
-                                                           const double* X1, const double* X2, const double* X3,
-                                                           const double* uniq, const double* off, const double* g,
-                                                           const double* scale, int log1p, double* d) {
+/* With AVX2, four samples i..i+3 at once, one per lane: their _grouped_moments (sign 1; sample k's groups A + k nu,
+   its factors Xk, off[k], g[k]) and then the outer's three derivatives (``log1p``: _derivatives_log1p, else
+   _derivatives_identity; scale[k]) into r[0..2], each times the sample's weight sw[k] unless ``sw`` is NULL. */
+static inline __attribute__((target("avx2"), always_inline)) void csrepro_derivs4_lanes(
+        const double* A, Py_ssize_t nu, const double* X0, const double* X1, const double* X2, const double* X3,
+        const double* uniq, const double* off, const double* g, const double* scale, int log1p, const double* sw,
+        __m256d* r) {
     const __m256d o = _mm256_loadu_pd(off), gg = _mm256_loadu_pd(g), sc = _mm256_loadu_pd(scale);
-    __m256d m0 = _mm256_setzero_pd(), m1 = m0, m2 = m0, m3 = m0, b, e, inv, r1, r2, e1, e2;
+    __m256d m0 = _mm256_setzero_pd(), m1 = m0, m2 = m0, m3 = m0, b, e, inv, r1, r2;
     Py_ssize_t u;
     for (u = 0; u < nu; u++) {
         b = _mm256_mul_pd(gg, _mm256_sub_pd(_mm256_set1_pd(uniq[u]), o));
@@ -217,27 +216,67 @@ static __attribute__((target("avx2"))) void csrepro_derivs4(const double* A, Py_
         inv = _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_add_pd(m0, sc));
         r1 = _mm256_mul_pd(m1, inv);
         r2 = _mm256_mul_pd(m2, inv);
-        e1 = _mm256_sub_pd(r2, _mm256_mul_pd(r1, r1));
-        e2 = _mm256_add_pd(
+        r[0] = r1;
+        r[1] = _mm256_sub_pd(r2, _mm256_mul_pd(r1, r1));
+        r[2] = _mm256_add_pd(
             _mm256_sub_pd(_mm256_mul_pd(m3, inv), _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(3.0), r1), r2)),
             _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), r1), r1), r1));
     } else {
-        r1 = _mm256_mul_pd(sc, m1);
-        e1 = _mm256_mul_pd(sc, m2);
-        e2 = _mm256_mul_pd(sc, m3);
+        r[0] = _mm256_mul_pd(sc, m1);
+        r[1] = _mm256_mul_pd(sc, m2);
+        r[2] = _mm256_mul_pd(sc, m3);
     }
-    _mm256_storeu_pd(d, r1);
-    _mm256_storeu_pd(d + 4, e1);
-    _mm256_storeu_pd(d + 8, e2);
+    if (sw != NULL) {
+        const __m256d w = _mm256_loadu_pd(sw);
+        for (u = 0; u < 3; u++)
+            r[u] = _mm256_mul_pd(w, r[u]);
+    }
+}
+/* The four samples' (weighted) derivatives added to the sums t[0..2], sample after sample as the one-sample loop
+   adds them (the line search's derivatives). */
+static __attribute__((target("avx2"))) void csrepro_derivs4_add(
+        const double* A, Py_ssize_t nu, const double* X0, const double* X1, const double* X2, const double* X3,
+        const double* uniq, const double* off, const double* g, const double* scale, int log1p, const double* sw,
+        double* t) {
+    __m256d r[3];
+    __m128d lo, hi;
+    int p;
+    csrepro_derivs4_lanes(A, nu, X0, X1, X2, X3, uniq, off, g, scale, log1p, sw, r);
+    for (p = 0; p < 3; p++) {
+        lo = _mm256_castpd256_pd128(r[p]);
+        hi = _mm256_extractf128_pd(r[p], 1);
+        t[p] = t[p] + _mm_cvtsd_f64(lo);
+        t[p] = t[p] + _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+        t[p] = t[p] + _mm_cvtsd_f64(hi);
+        t[p] = t[p] + _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+    }
+}
+/* The four samples' (weighted) derivatives into d0[0..3], d1[0..3], d2[0..3] (prepare_step's rows of ``wh``). */
+static __attribute__((target("avx2"))) void csrepro_derivs4_store(
+        const double* A, Py_ssize_t nu, const double* X0, const double* X1, const double* X2, const double* X3,
+        const double* uniq, const double* off, const double* g, const double* scale, int log1p, const double* sw,
+        double* d0, double* d1, double* d2) {
+    __m256d r[3];
+    csrepro_derivs4_lanes(A, nu, X0, X1, X2, X3, uniq, off, g, scale, log1p, sw, r);
+    _mm256_storeu_pd(d0, r[0]);
+    _mm256_storeu_pd(d1, r[1]);
+    _mm256_storeu_pd(d2, r[2]);
 }
 static inline int csrepro_exp_quads(void) { return csrepro_cpu_has_avx2(); }
 #else
 #define CSREPRO_EXP_PAIRS 0
-static inline void csrepro_derivs4(const double* A, Py_ssize_t nu, const double* X0, const double* X1,
-                                   const double* X2, const double* X3, const double* uniq, const double* off,
-                                   const double* g, const double* scale, int log1p, double* d) {
+static inline void csrepro_derivs4_add(const double* A, Py_ssize_t nu, const double* X0, const double* X1,
+                                       const double* X2, const double* X3, const double* uniq, const double* off,
+                                       const double* g, const double* scale, int log1p, const double* sw, double* t) {
     (void)A; (void)nu; (void)X0; (void)X1; (void)X2; (void)X3; (void)uniq; (void)off; (void)g; (void)scale;
-    (void)log1p; (void)d;
+    (void)log1p; (void)sw; (void)t;
+}
+static inline void csrepro_derivs4_store(const double* A, Py_ssize_t nu, const double* X0, const double* X1,
+                                         const double* X2, const double* X3, const double* uniq, const double* off,
+                                         const double* g, const double* scale, int log1p, const double* sw,
+                                         double* d0, double* d1, double* d2) {
+    (void)A; (void)nu; (void)X0; (void)X1; (void)X2; (void)X3; (void)uniq; (void)off; (void)g; (void)scale;
+    (void)log1p; (void)sw; (void)d0; (void)d1; (void)d2;
 }
 static inline int csrepro_exp_quads(void) { return 0; }
 static inline void csrepro_moments_pair(const double* A0, const double* A1, const double* X0, const double* X1,
