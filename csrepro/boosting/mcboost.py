@@ -27,8 +27,9 @@ DECISIONS = ("argmax", "bayes")
 
 
 class _LossState:
-    """Per-sample exponential terms of the loss (the kernels' state), starting at f = 0, and the sample
-    weights ``sw`` (None: unweighted) by which the kernels weigh each sample's loss in the risk."""
+    """Per-sample exponential terms of the loss (the kernels' state, column-major: term j of sample i at
+    ``P[j, i]``), starting at f = 0, and the sample weights ``sw`` (None: unweighted) by which the kernels weigh
+    each sample's loss in the risk."""
 
     def __init__(self, kern, z, C, M, family, outer, sw=None):
         n, pairwise = len(z), family == kern.FAMILIES["pairwise"]
