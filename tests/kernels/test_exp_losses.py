@@ -370,8 +370,9 @@ def test_prepare_step_weights_only(name):
 @pytest.mark.parametrize("wh_rows", [1, 3])
 def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
     """prepare_step and apply_step run their two passes a block of samples at a time (their first passes four
-    samples at a time where the CPU has AVX2, else two): over several blocks and a partial odd one (n = 601) each sample's weights, groups and state
-    are those of that sample alone, and the loss is the samples' losses added in sample order."""
+    samples at a time where the CPU has AVX2, else two): over several blocks and a partial odd one (n = 601)
+    each sample's weights, groups and state are those of that sample alone, and the loss is the samples' losses
+    added in sample order."""
     loss, fam, out = _codes(name)
     S, z, C, g, v = _problem(16, n=601, scale=2.0)
     C = loss.kernel_costs(C)
@@ -546,6 +547,21 @@ def test_aggregate_cells_is_the_one_sample_loop(nu, fam, weighted):
             else:
                 want[rows[i]][u] += x
     np.testing.assert_array_equal(got, np.array(want))
+
+
+def test_kernel_refuses_a_row_major_state():
+    """The state is column-major (M, n): the row-major (n, M) of older callers raises instead of being read out of
+    bounds."""
+    S, z, C, g, v = _problem(17, n=6, M=4)
+    uniq, group, order, starts = _groups(v)
+    with pytest.raises(ValueError, match="column-major"):
+        exp_losses.load_state(S, z, C, 2, 0, np.empty((6, 4)), np.empty((6, 4)), np.empty(6))
+    P, Q, scale = _state(exp_losses, S, z, C, 2, 0)
+    A, B, wh = np.empty((6, len(uniq))), np.empty((6, len(uniq))), np.empty((1, 6))
+    with pytest.raises(ValueError, match="column-major"):
+        exp_losses.prepare_step(np.ascontiguousarray(P.T), Q, scale, order, starts, uniq, np.zeros(6), 2, 0, wh, A, B)
+    with pytest.raises(ValueError, match="column-major"):
+        exp_losses.apply_step(P, np.ascontiguousarray(Q.T), scale, z, C, np.ones((6, 2 * len(uniq))), group, 2, 0)
 
 
 def test_kernel_refuses_weights_of_the_wrong_length():
