@@ -125,17 +125,18 @@ def _normalise(T, floor):
 
 
 def load_state(S, z, C, family, outer, P, Q, scale):
-    """The state of the loss terms at scores S (see the kernel's module docstring)."""
+    """The state of the loss terms at scores S (see the kernel's module docstring; ``P``, ``Q``: term j of sample i
+    at [j, i])."""
     fam, out = FAMILY_TABLE[family], OUTER_TABLE[outer]
     c = C[z]
     a = S - fam.shift(S, z)
     m = np.where(c > 0, a, -np.inf).max(axis=1)
     with np.errstate(over="ignore", invalid="ignore"):
-        P[:], rho = _normalise(np.where(c > 0, c * np.exp(np.maximum(a - m[:, None], -700.0)), 0.0),
-                               TINY * c)
+        P.T[:], rho = _normalise(np.where(c > 0, c * np.exp(np.maximum(a - m[:, None], -700.0)), 0.0),
+                                 TINY * c)
         if fam.paired:
             mb = (-S).max(axis=1)
-            Q[:], rho_b = _normalise(np.exp(np.maximum(-S - mb[:, None], -700.0)), TINY)
+            Q.T[:], rho_b = _normalise(np.exp(np.maximum(-S - mb[:, None], -700.0)), TINY)
             m, rho = m + mb, rho * rho_b
         scale[:] = out.fold(out.scale(m), rho)
 
@@ -146,9 +147,9 @@ def apply_step(P, Q, scale, z, C, factors, group, family, outer, rows=None, orde
     with ``rows``, sample i's factors are row ``rows[i]``).  With ``order`` (and ``starts`` .. ``sw``), then
     :func:`prepare_step` of the next coordinate, whose result it returns (else 0)."""
     factors = factors if rows is None else factors[rows]
-    P[:], rho = _normalise(P * factors[:, group], TINY * C[z])
+    P.T[:], rho = _normalise(P.T * factors[:, group], TINY * C[z])
     if FAMILY_TABLE[family].paired:
-        Q[:], rho_b = _normalise(Q * factors[:, factors.shape[1] // 2 + group], TINY)
+        Q.T[:], rho_b = _normalise(Q.T * factors[:, factors.shape[1] // 2 + group], TINY)
         rho = rho * rho_b
     scale[:] = OUTER_TABLE[outer].fold(scale, rho)
     if order is None:
@@ -163,11 +164,11 @@ def prepare_step(P, Q, scale, order, starts, uniq, off, family, outer, wh, A, B,
     Returns the (weighted) summed loss when ``with_loss``, else 0.
     """
     paired = FAMILY_TABLE[family].paired
-    n, nu = P.shape[0], len(uniq)
+    n, nu = P.shape[1], len(uniq)
     group = np.repeat(np.arange(nu), np.diff(starts))[np.argsort(order)]
     onehot = np.eye(nu)[group]  # (M, U): term j belongs to group group[j]
-    A[:] = P @ onehot
-    B[:] = Q @ onehot if paired else 0.0
+    A[:] = P.T @ onehot
+    B[:] = Q.T @ onehot if paired else 0.0
     ones = np.ones((n, nu))
     wh[:] = _weighted(np.stack(_sample_derivatives(A, B, ones, ones, uniq, off, np.ones(n), scale, family,
                                                    outer)[:len(wh)]), sw)

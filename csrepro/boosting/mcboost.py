@@ -27,13 +27,14 @@ DECISIONS = ("argmax", "bayes")
 
 
 class _LossState:
-    """Per-sample exponential terms of the loss (the kernels' state), starting at f = 0, and the sample
-    weights ``sw`` (None: unweighted) by which the kernels weigh each sample's loss in the risk."""
+    """Per-sample exponential terms of the loss (the kernels' state, column-major: term j of sample i at
+    ``P[j, i]``), starting at f = 0, and the sample weights ``sw`` (None: unweighted) by which the kernels weigh
+    each sample's loss in the risk."""
 
     def __init__(self, kern, z, C, M, family, outer, sw=None):
         n, pairwise = len(z), family == kern.FAMILIES["pairwise"]
         self.z, self.C, self.outer, self.sw = z, C, outer, sw
-        self.P, self.Q, self.scale = np.empty((n, M)), np.empty((n, M if pairwise else 0)), np.empty(n)
+        self.P, self.Q, self.scale = np.empty((M, n)), np.empty((M if pairwise else 0, n)), np.empty(n)
         kern.load_state(np.zeros((n, M)), z, C, family, outer, self.P, self.Q, self.scale)
 
 

@@ -78,7 +78,7 @@ def _groups(v):
 
 def _state(mod, S, z, C, fam, out):
     n, M = S.shape
-    P, Q, scale = np.empty((n, M)), np.empty((n, M if fam == 2 else 0)), np.empty(n)
+    P, Q, scale = np.empty((M, n)), np.empty((M if fam == 2 else 0, n)), np.empty(n)  # column-major state
     mod.load_state(S, z, C, fam, out, P, Q, scale)
     return P, Q, scale
 
@@ -268,7 +268,7 @@ def test_state_keeps_underflowing_terms_at_the_floor():
     C = np.array([[0, 1, 1], [1, 0, 1], [2.0, 3.0, 0]])
     for mod in (exp_losses, exp_losses_ref):
         P, _, scale = _state(mod, S, z, C, 0, 0)
-        np.testing.assert_allclose(P[0], [1.0, 3.0 * np.exp(-700.0), 0.0], rtol=1e-12)
+        np.testing.assert_allclose(P[:, 0], [1.0, 3.0 * np.exp(-700.0), 0.0], rtol=1e-12)
         assert scale[0] == pytest.approx(2.0 * np.exp(-5.0), rel=1e-12)
 
 
@@ -369,9 +369,10 @@ def test_prepare_step_weights_only(name):
 @pytest.mark.parametrize("name", LOSSES)
 @pytest.mark.parametrize("wh_rows", [1, 3])
 def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
-    """prepare_step and apply_step run their two passes a block of rows at a time (their first passes two rows
-    at a time): over several blocks and a partial odd one (n = 601) each sample's weights, groups and state
-    are those of that sample alone, and the loss is the samples' losses added in sample order."""
+    """prepare_step and apply_step run their two passes a block of samples at a time (their first passes four
+    samples at a time where the CPU has AVX2, else two): over several blocks and a partial odd one (n = 601)
+    each sample's weights, groups and state are those of that sample alone, and the loss is the samples' losses
+    added in sample order."""
     loss, fam, out = _codes(name)
     S, z, C, g, v = _problem(16, n=601, scale=2.0)
     C = loss.kernel_costs(C)
@@ -384,7 +385,7 @@ def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
     P, Q, scale = _state(exp_losses, S, z, C, fam, out)
 
     def run(sl):
-        p, q, sc = P[sl].copy(), Q[sl].copy(), scale[sl].copy()
+        p, q, sc = P[:, sl].copy(), Q[:, sl].copy(), scale[sl].copy()
         wh, A, B = np.empty((wh_rows, len(sc))), np.empty((len(sc), nu)), np.empty((len(sc), nu))
         total = exp_losses.prepare_step(p, q, sc, order, starts, uniq, off[sl], fam, out, wh, A, B, True, sw[sl])
         exp_losses.apply_step(p, q, sc, z[sl], C, np.ascontiguousarray(factors[sl]), group, fam, out)
@@ -393,7 +394,8 @@ def test_row_blocks_are_the_one_at_a_time_bits(name, wh_rows):
     whole, total = run(slice(None))
     alone = [run(slice(i, i + 1)) for i in range(n)]
     for k, got in enumerate(whole):
-        np.testing.assert_array_equal(got, np.concatenate([a[0][k] for a in alone], axis=0 if k in (1, 2, 3, 4) else 1))
+        axis = 0 if k in (1, 2) else 1  # A and B: rows of samples; wh, the state and the scale: columns
+        np.testing.assert_array_equal(got, np.concatenate([a[0][k] for a in alone], axis=axis))
     want = 0.0
     for a in alone:
         want += a[1]
@@ -519,6 +521,49 @@ def test_weighted_cells_give_the_weighted_derivatives(name):
     np.testing.assert_allclose(sums[exp_losses], sums[exp_losses_ref], rtol=1e-12)
 
 
+@pytest.mark.parametrize("nu", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("fam", [0, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_aggregate_cells_is_the_one_sample_loop(nu, fam, weighted):
+    """aggregate_cells (the pairwise family's products four at a time with AVX2 for up to 4 groups) gives the bits
+    of the one-sample loop: each sample's scaled terms (and products) added to its cell's sums in sample order;
+    consecutive samples share cells."""
+    rng = np.random.default_rng(nu)
+    n = 203
+    A, B, scale = rng.uniform(0.1, 2.0, (n, nu)), rng.uniform(0.1, 2.0, (n, nu)), rng.uniform(0.5, 3.0, n)
+    rows = np.repeat(rng.integers(0, 6, n), rng.integers(1, 4, n))[:n].astype(np.intp)
+    sw = _weights(n) if weighted else None
+    width = nu * nu if fam == 2 else nu
+    got = np.empty((6, width))
+    exp_losses.aggregate_cells(A, B, scale, rows, fam, got, sw)
+    want = [[0.0] * width for _ in range(6)]
+    for i in range(n):
+        w = float(scale[i]) if sw is None else float(sw[i]) * float(scale[i])
+        for u in range(nu):
+            x = w * float(A[i, u])
+            if fam == 2:
+                for k in range(nu):
+                    want[rows[i]][u * nu + k] += x * float(B[i, k])
+            else:
+                want[rows[i]][u] += x
+    np.testing.assert_array_equal(got, np.array(want))
+
+
+def test_kernel_refuses_a_row_major_state():
+    """The state is column-major (M, n): the row-major (n, M) of older callers raises instead of being read out of
+    bounds."""
+    S, z, C, g, v = _problem(17, n=6, M=4)
+    uniq, group, order, starts = _groups(v)
+    with pytest.raises(ValueError, match="column-major"):
+        exp_losses.load_state(S, z, C, 2, 0, np.empty((6, 4)), np.empty((6, 4)), np.empty(6))
+    P, Q, scale = _state(exp_losses, S, z, C, 2, 0)
+    A, B, wh = np.empty((6, len(uniq))), np.empty((6, len(uniq))), np.empty((1, 6))
+    with pytest.raises(ValueError, match="column-major"):
+        exp_losses.prepare_step(np.ascontiguousarray(P.T), Q, scale, order, starts, uniq, np.zeros(6), 2, 0, wh, A, B)
+    with pytest.raises(ValueError, match="column-major"):
+        exp_losses.apply_step(P, np.ascontiguousarray(Q.T), scale, z, C, np.ones((6, 2 * len(uniq))), group, 2, 0)
+
+
 def test_kernel_refuses_weights_of_the_wrong_length():
     S, z, C, g, v = _problem(16, n=6)
     uniq, _, order, starts = _groups(v)
@@ -548,8 +593,8 @@ def test_samples_in_pairs_are_the_one_at_a_time_bits(name, weighted):
 
     def prepared(sl):
         wh, A, B = np.empty((3, len(z[sl]))), np.empty((len(z[sl]), nu)), np.empty((len(z[sl]), nu))
-        exp_losses.prepare_step(P[sl], Q[sl], scale[sl], order, starts, uniq, off[sl], fam, out, wh, A, B,
-                                sw=None if sw is None else sw[sl])
+        exp_losses.prepare_step(P[:, sl].copy(), Q[:, sl].copy(), scale[sl], order, starts, uniq, off[sl], fam, out,
+                                wh, A, B, sw=None if sw is None else sw[sl])
         return wh, A, B
 
     wh, A, B = prepared(slice(None))
