@@ -33,29 +33,28 @@ LOSSES = ["gll", "gel", "mcboost", "ls", "lt"]
 ITERS = {"cython": 20, "numpy": 3}
 
 
-def iteration_sample(X, y, C, loss, backend):
-    """One measurement of seconds per boosting iteration: (fit(T + 1) - fit(1)) / T, T = ITERS[backend],
-    so that, as for the LightGBM round, the per-fit set-up (validation, scaling) is not counted."""
-    T = ITERS[backend]
-
-    def fit(m):
-        clear_caches("mcboost_fits")  # time real trainings, not the cache of a previous fit
-        with use_backend(backend):
-            return seconds(lambda: MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m).fit(X, y))
-
-    return (fit(T + 1) - fit(1)) / T
+def mcboost_seconds(X, y, C, loss, backend, m):
+    """Seconds of one CD-MCBoost fit of ``m`` iterations (the fit cache cleared: a real training)."""
+    clear_caches("mcboost_fits")
+    with use_backend(backend):
+        return seconds(lambda: MCBoostClassifier(loss=loss, cost_matrix=C, n_estimators=m).fit(X, y))
 
 
-def lightgbm_sample(X, y):
-    """One measurement of seconds per LightGBM multiclass round with depth-1 trees and 200 bins, one thread."""
+def lightgbm_seconds(X, y, rounds):
+    """Seconds of one LightGBM multiclass fit of ``rounds`` rounds, depth-1 trees, 200 bins, one thread."""
     import lightgbm as lgb
 
-    def fit(rounds):
-        return seconds(lambda: lgb.LGBMClassifier(objective="multiclass", n_estimators=rounds, max_depth=1,
-                                                       num_leaves=2, max_bin=200, min_child_samples=1, n_jobs=1,
-                                                       verbose=-1).fit(X, y))
+    return seconds(lambda: lgb.LGBMClassifier(objective="multiclass", n_estimators=rounds, max_depth=1, num_leaves=2,
+                                              max_bin=200, min_child_samples=1, n_jobs=1, verbose=-1).fit(X, y))
 
-    return (fit(41) - fit(1)) / 40
+
+def per_iteration(one, more, iters, repeats=5):
+    """Seconds per iteration, (least of ``more`` - least of ``one``) / ``iters``, for each pair of samplers
+    (fits of 1 and of 1 + ``iters`` iterations), all timed in turns.  The least of each fit's times, not of
+    their differences: the least of a difference picks the repeat where the short fit was slowest, and so
+    understates an iteration's time."""
+    t = least_interleaved([*one, *more], repeats)
+    return [(b - a) / n for a, b, n in zip(t[:len(one)], t[len(one):], iters, strict=True)]
 
 
 def seconds(fn, clock=time.perf_counter):
@@ -99,13 +98,14 @@ def smo_vs_libsvm(name):
 
 
 def margin_boost_iteration(clf, X, y, iters=20):
-    """Seconds per iteration of an issue-5 booster (least of 3 of (fit(iters + 1) - fit(1)) / iters)."""
+    """Seconds per iteration of an issue-5 booster: :func:`per_iteration` of fits of 1 and 1 + ``iters``
+    iterations, 3 repeats."""
     from sklearn.base import clone
 
     def fit(m):
-        return seconds(lambda: clone(clf).set_params(n_estimators=m).fit(X, y))
+        return lambda: seconds(lambda: clone(clf).set_params(n_estimators=m).fit(X, y))
 
-    return least_interleaved([lambda: (fit(iters + 1) - fit(1)) / iters], repeats=3)[0]
+    return per_iteration([fit(1)], [fit(iters + 1)], [iters], repeats=3)[0]
 
 
 def margin_boost_rows():
@@ -498,12 +498,14 @@ def mcboost_rows():
         X, y = ds.X[train], ds.y[train]
         K = len(np.unique(y))
         C = random_symmetric(K, random_state=0)
-        lightgbm_sample(X, y)  # warm-up: the first fit in a process pays LightGBM's one-off setup
+        lightgbm_seconds(X, y, 1)  # warm-up: the first fit in a process pays LightGBM's one-off setup
+        T, R = ITERS["cython"], ITERS["numpy"]
         for loss in LOSSES:
             # LightGBM rounds and Cython iterations are timed in turns: this shared machine's speed drifts
-            lgbm, cy = least_interleaved([partial(lightgbm_sample, X, y),
-                                          partial(iteration_sample, X, y, C, loss, "cython")])
-            ref = least_interleaved([partial(iteration_sample, X, y, C, loss, "numpy")])[0]
+            fit = partial(mcboost_seconds, X, y, C, loss)
+            lgbm, cy = per_iteration([partial(lightgbm_seconds, X, y, 1), partial(fit, "cython", 1)],
+                                     [partial(lightgbm_seconds, X, y, 41), partial(fit, "cython", T + 1)], [40, T])
+            ref = per_iteration([partial(fit, "numpy", 1)], [partial(fit, "numpy", R + 1)], [R])[0]
             row = (f"| {name} | {X.shape[0]} x {X.shape[1]}, {K} | {loss} | {cy:.4f} | {ref:.4f} | "
                    f"{ref / cy:.1f}x | {lgbm:.4f} | {cy / lgbm:.1f}x |")
             print(row, flush=True)
@@ -528,6 +530,9 @@ def main(only=None):
              f"(MALLOC_MMAP_THRESHOLD_={os.environ.get('MALLOC_MMAP_THRESHOLD_', 'default')}, MALLOC_TRIM_THRESHOLD_="
              f"{os.environ.get('MALLOC_TRIM_THRESHOLD_', 'default')}: `make bench` sets both, so that no timed call "
              "pays for fresh pages of memory the previous call returned to the system).", "",
+             f"Seconds per iteration (all M - 1 coordinate steps): (least of 5 fits of {ITERS['cython'] + 1} iterations "
+             f"- least of 5 fits of 1) / {ITERS['cython']} ({ITERS['numpy']} for the NumPy backend); a LightGBM round "
+             "the same with 41 and 1 rounds, timed in turns with ours.", "",
              "| dataset | n x d, K | loss | Cython s/iter | NumPy s/iter | NumPy/Cython | LightGBM s/round | Cython/LightGBM |",
              "|---|---|---|---|---|---|---|---|"]
     lines += mcboost_rows()
