@@ -299,6 +299,15 @@ def _exp_loss(Wp, Wn, f):
     return Wp * np.exp(-f) + Wn * np.exp(f)
 
 
+def _exp_reweight(state, g):
+    """w_i <- w_i e^{-y_i g_i}, normalised to sum 1 (VI.22), (VI.24): one new array, the same bits as
+    ``w * np.exp(-y * g)`` (-(y g) = (-y) g exactly)."""
+    e = np.multiply(state.y, g)
+    np.exp(np.negative(e, out=e), out=e)
+    state.w = np.multiply(state.w, e, out=e)
+    state.w /= state.w.sum()
+
+
 #: AdaBoost's criterion: the weighted error pos[:, 1] + neg[:, 0] (negatives mapped to +1, positives to -1)
 _WEIGHTED_ERROR = error_criterion(weighted_error)
 
@@ -331,8 +340,7 @@ class AdaBoostClassifier(_BinaryBoost):
         return 0.5 * np.log((1.0 - err) / err)
 
     def _update(self, state, g):
-        state.w = state.w * np.exp(-state.y * g)
-        state.w /= state.w.sum()
+        _exp_reweight(state, g)
 
 
 class RealBoostClassifier(_BinaryBoost):
@@ -361,8 +369,7 @@ class RealBoostClassifier(_BinaryBoost):
         return channels, posterior_cells(_exp_output, _exp_loss, channels, self.smoothing)
 
     def _update(self, state, g):
-        state.w = state.w * np.exp(-state.y * g)
-        state.w /= state.w.sum()
+        _exp_reweight(state, g)
 
 
 #: LogitBoost's criterion (no ridge)
