@@ -299,13 +299,12 @@ def rebel_rows(names=("pendigits", "mnist"), T=None):
                           "max_bin": 200, "min_child_samples": 1, "num_threads": 1, "verbose": -1}
             xgb_params = {"objective": "multi:softprob", "num_class": K, "max_depth": depth, "max_bin": 200,
                           "tree_method": "hist", "multi_strategy": "multi_output_tree", "nthread": 1}
-            samplers = (fits(rebel("cython"), rounds)
-                        + fits(lambda m: lgb.train(lgb_params, lgb_data, num_boost_round=m), rounds)
-                        + fits(lambda m: xgb.train(xgb_params, xgb_data, num_boost_round=m), rounds))
-            t = least_interleaved(samplers, repeats=3)
-            cy, lg, xg = ((t[i + 1] - t[i]) / rounds for i in (0, 2, 4))
-            one, more = least_interleaved(fits(rebel("numpy"), ref_rounds), repeats=3 if small else 2)
-            ref = (more - one) / ref_rounds
+            pairs = [fits(rebel("cython"), rounds),
+                     fits(lambda m: lgb.train(lgb_params, lgb_data, num_boost_round=m), rounds),
+                     fits(lambda m: xgb.train(xgb_params, xgb_data, num_boost_round=m), rounds)]
+            cy, lg, xg = per_iteration([p[0] for p in pairs], [p[1] for p in pairs], [rounds] * 3, repeats=3)
+            one, more = fits(rebel("numpy"), ref_rounds)
+            ref = per_iteration([one], [more], [ref_rounds], repeats=3 if small else 2)[0]
             row = (f"| {name} | {X.shape[0]} x {X.shape[1]}, {K} | {'stumps' if depth == 1 else 'depth 4'} | "
                    f"{cy:.4f} | {ref:.4f} | {ref / cy:.1f}x | {lg:.4f} | {cy / lg:.2f}x | {xg:.4f} | {cy / xg:.2f}x |")
             print(row, flush=True)
